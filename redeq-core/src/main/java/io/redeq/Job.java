@@ -1,0 +1,135 @@
+package io.redeq;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A job to schedule: a topic, an optional id (a business key such as an order id; generated when
+ * absent), a payload and when it is due. Build one with {@link #builder(String)}.
+ *
+ * @since 0.1.0
+ */
+public final class Job {
+
+	private final String topic;
+
+	private final @Nullable String id;
+
+	private final @Nullable Object payload;
+
+	private final @Nullable Duration delay;
+
+	private final @Nullable Instant dueAt;
+
+	private final Duplicate onDuplicate;
+
+	private Job(Builder builder) {
+		this.topic = builder.topic;
+		this.id = builder.id;
+		this.payload = builder.payload;
+		this.delay = builder.delay;
+		this.dueAt = builder.dueAt;
+		this.onDuplicate = builder.onDuplicate;
+	}
+
+	/** Starts a job of the given topic; validated when the job is scheduled. */
+	public static Builder builder(String topic) {
+		return new Builder(topic);
+	}
+
+	public String topic() {
+		return this.topic;
+	}
+
+	/** The id asked for, or {@code null} to have redeq generate one. */
+	public @Nullable String id() {
+		return this.id;
+	}
+
+	public @Nullable Object payload() {
+		return this.payload;
+	}
+
+	/** The delay from the moment Redis accepts the job, or {@code null} when {@link #dueAt()} is set. */
+	public @Nullable Duration delay() {
+		return this.delay;
+	}
+
+	/** The instant the job is due, or {@code null} when {@link #delay()} is set. */
+	public @Nullable Instant dueAt() {
+		return this.dueAt;
+	}
+
+	public Duplicate onDuplicate() {
+		return this.onDuplicate;
+	}
+
+	@Override
+	public String toString() {
+		return "Job[topic=" + this.topic + ", id=" + this.id + ", "
+				+ ((this.dueAt != null) ? "dueAt=" + this.dueAt : "delay=" + this.delay) + "]";
+	}
+
+	/**
+	 * Builder of {@link Job}. Without {@code delay} or {@code dueAt} a job is due at once.
+	 */
+	public static final class Builder {
+
+		private final String topic;
+
+		private @Nullable String id;
+
+		private @Nullable Object payload;
+
+		private @Nullable Duration delay;
+
+		private @Nullable Instant dueAt;
+
+		private Duplicate onDuplicate = Duplicate.REPLACE;
+
+		private Builder(String topic) {
+			this.topic = topic;
+		}
+
+		/** The job's id, unique within its topic; a business key makes cancel and find easy. */
+		public Builder id(String id) {
+			this.id = id;
+			return this;
+		}
+
+		/** The payload, written as JSON with the engine's Jackson mapper. */
+		public Builder payload(@Nullable Object payload) {
+			this.payload = payload;
+			return this;
+		}
+
+		/** Due this long after Redis accepts the job (on the Redis server's clock). */
+		public Builder delay(Duration delay) {
+			this.delay = Objects.requireNonNull(delay, "delay must not be null");
+			this.dueAt = null;
+			return this;
+		}
+
+		/** Due at this instant. */
+		public Builder dueAt(Instant dueAt) {
+			this.dueAt = Objects.requireNonNull(dueAt, "dueAt must not be null");
+			this.delay = null;
+			return this;
+		}
+
+		/** What to do when the id is already taken; {@link Duplicate#REPLACE} by default. */
+		public Builder onDuplicate(Duplicate onDuplicate) {
+			this.onDuplicate = Objects.requireNonNull(onDuplicate, "onDuplicate must not be null");
+			return this;
+		}
+
+		public Job build() {
+			return new Job(this);
+		}
+
+	}
+
+}

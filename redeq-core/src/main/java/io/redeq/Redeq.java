@@ -1,0 +1,461 @@
+package io.redeq;
+
+import java.lang.reflect.Type;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+
+import io.lettuce.core.AbstractRedisClient;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.ObjectMapper;
+
+import io.redeq.admin.QueueAdmin;
+import io.redeq.codec.JacksonPayloadCodec;
+import io.redeq.codec.PayloadCodec;
+import io.redeq.consumer.ConsumerContext;
+import io.redeq.consumer.ConsumerSettings;
+import io.redeq.consumer.TopicConsumer;
+import io.redeq.internal.JobEvents;
+import io.redeq.internal.Validate;
+import io.redeq.migrator.Migrator;
+import io.redeq.redis.JobQueries;
+import io.redeq.redis.KeySpace;
+import io.redeq.redis.RedisConnections;
+import io.redeq.redis.RedisJobStore;
+import io.redeq.redis.ScriptRunner;
+import io.redeq.schedule.JobScheduler;
+import io.redeq.schedule.WakeUps;
+
+/**
+ * The redeq engine on one Lettuce client: its {@link #client() client} schedules jobs, its
+ * {@link #admin() admin} operates queues, {@link #subscribe} consumes a topic, and its migrator
+ * moves due jobs to the ready queues in the background.
+ *
+ * <pre class="code">
+ * Redeq redeq = Redeq.builder(redisClient).prefix("redeq").buckets(16).build();
+ * redeq.client().schedule("order.timeout", new OrderTimeout(42), Duration.ofMinutes(30));
+ * Subscription s = redeq.subscribe("order.timeout", OrderTimeout.class, (payload, delivery) -&gt; ...);
+ * </pre>
+ *
+ * Closing stops the subscriptions gracefully, then the migrator, and closes the connections redeq
+ * opened; the Lettuce client stays open, because its owner closes it.
+ *
+ * @since 0.1.0
+ */
+public final class Redeq implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(Redeq.class);
+
+	private final RedeqOptions options;
+
+	private final String instanceId;
+
+	private final RedisConnections connections;
+
+	private final RedisJobStore store;
+
+	private final JobQueries queries;
+
+	private final PayloadCodec codec;
+
+	private final @Nullable Migrator migrator;
+
+	private final WakeUps wakeUps;
+
+	private final JobScheduler client;
+
+	private final QueueAdmin admin;
+
+	private final JobEvents events;
+
+	private final List<JobLifecycleListener> listeners;
+
+	private final ScheduledExecutorService timers;
+
+	private final Map<String, TopicConsumer> subscriptions = new ConcurrentHashMap<>();
+
+	private volatile boolean closed;
+
+	private Redeq(Builder builder, RedeqOptions options) {
+		this.options = options;
+		this.instanceId = builder.instanceId();
+		this.connections = new RedisConnections(builder.client);
+		ScriptRunner scripts = new ScriptRunner(this.connections, options.commandTimeout());
+		KeySpace keys = new KeySpace(options.prefix(), options.buckets());
+		this.store = new RedisJobStore(keys, scripts);
+		this.queries = new JobQueries(keys, scripts);
+		this.codec = new JacksonPayloadCodec(builder.payloadMapper);
+		this.events = builder.events;
+		this.listeners = List.copyOf(builder.listeners);
+		checkBucketCount();
+		this.migrator = options.migratorEnabled() ? new Migrator(this.store, options, this.instanceId, this.events) : null;
+		this.wakeUps = (this.migrator != null) ? this.migrator
+				: (bucket, dueAt) -> this.store.publishWake(bucket, dueAt).exceptionally((ex) -> 0L);
+		this.client = new JobScheduler(this.store, this.codec, options, this.wakeUps, this.events);
+		this.admin = new QueueAdmin(this.store, this.queries, () -> {
+		});
+		this.timers = Executors.newScheduledThreadPool(1, (task) -> {
+			Thread thread = new Thread(task, "redeq-timers-" + options.prefix());
+			thread.setDaemon(true);
+			return thread;
+		});
+		if (this.migrator != null) {
+			this.migrator.start();
+		}
+	}
+
+	/**
+	 * Starts building an engine on a Lettuce {@code RedisClient} or {@code RedisClusterClient} that
+	 * the caller owns and closes.
+	 */
+	public static Builder builder(AbstractRedisClient client) {
+		return new Builder(client);
+	}
+
+	/**
+	 * Refuses a bucket count that differs from the one recorded for the prefix. When Redis cannot be
+	 * reached yet, the engine starts anyway (an application must survive Redis starting after it) and
+	 * the migrator checks before it moves anything.
+	 */
+	private void checkBucketCount() {
+		try {
+			int recorded = this.queries.recordOrReadBucketCount(this.options.buckets());
+			if (recorded != this.options.buckets()) {
+				this.connections.close();
+				throw new BucketCountMismatchException(this.options.prefix(), recorded, this.options.buckets());
+			}
+		}
+		catch (RedeqUnavailableException ex) {
+			logger.warn("redeq starts without Redis ({}); scheduling fails with RedeqUnavailableException and "
+					+ "consumers wait until Redis answers", ex.getMessage());
+		}
+	}
+
+	public RedeqClient client() {
+		return this.client;
+	}
+
+	public RedeqAdmin admin() {
+		return this.admin;
+	}
+
+	public RedeqOptions options() {
+		return this.options;
+	}
+
+	/** This engine's id in Redis: bucket lock owner and claim token prefix. */
+	public String instanceId() {
+		return this.instanceId;
+	}
+
+	/** Buckets whose due jobs this instance migrates right now. */
+	public int[] ownedBuckets() {
+		return (this.migrator != null) ? this.migrator.ownedBuckets() : new int[0];
+	}
+
+	/** Topics with a running subscription in this engine. */
+	public java.util.Set<String> subscribedTopics() {
+		return java.util.Set.copyOf(this.subscriptions.keySet());
+	}
+
+	/** Consumes a topic with the engine's default settings. */
+	public <T> Subscription subscribe(String topic, Class<T> payloadType, JobHandler<T> handler) {
+		return subscribe(topic, (Type) payloadType, handler, SubscriptionOptions.defaults());
+	}
+
+	public <T> Subscription subscribe(String topic, Class<T> payloadType, JobHandler<T> handler,
+			SubscriptionOptions options) {
+		return subscribe(topic, (Type) payloadType, handler, options);
+	}
+
+	/**
+	 * Consumes a topic whose payload has a generic type such as {@code List<Item>}; the handler
+	 * receives values of {@code payloadType}.
+	 */
+	public <T> Subscription subscribe(String topic, Type payloadType, JobHandler<T> handler) {
+		return subscribe(topic, payloadType, handler, SubscriptionOptions.defaults());
+	}
+
+	@SuppressWarnings("unchecked")
+	public <T> Subscription subscribe(String topic, Type payloadType, JobHandler<T> handler,
+			SubscriptionOptions subscriptionOptions) {
+		Validate.topic(topic);
+		Objects.requireNonNull(payloadType, "payloadType must not be null");
+		Objects.requireNonNull(handler, "handler must not be null");
+		Objects.requireNonNull(subscriptionOptions, "options must not be null");
+		if (this.closed) {
+			throw new IllegalStateException("Cannot subscribe to topic '" + topic + "': redeq is closed");
+		}
+		Duration timeout = subscriptionOptions.timeout(this.options);
+		ConsumerSettings settings = new ConsumerSettings(topic, payloadType, subscriptionOptions.concurrency(this.options),
+				subscriptionOptions.maxAttempts(this.options), timeout, subscriptionOptions.lease(timeout),
+				subscriptionOptions.backoff(this.options));
+		ConsumerContext context = new ConsumerContext(this.store, this.codec, this.options, this.events, this.listeners,
+				this.wakeUps, this.timers, this.instanceId);
+		TopicConsumer[] created = new TopicConsumer[1];
+		TopicConsumer consumer = this.subscriptions.computeIfAbsent(topic, (t) -> {
+			created[0] = new TopicConsumer(settings, (JobHandler<Object>) handler, context,
+					() -> this.subscriptions.remove(t, created[0]));
+			return created[0];
+		});
+		if (consumer != created[0]) {
+			throw new IllegalStateException("Topic '" + topic
+					+ "' already has a subscription in this redeq engine; a topic has one handler per application. Close it first");
+		}
+		consumer.start();
+		return consumer;
+	}
+
+	/** Stops every subscription (gracefully, in parallel), then the migrator; closes redeq's connections. */
+	@Override
+	public void close() {
+		if (this.closed) {
+			return;
+		}
+		this.closed = true;
+		List<Thread> closing = new ArrayList<>();
+		for (TopicConsumer consumer : this.subscriptions.values()) {
+			Thread thread = new Thread(consumer::close, "redeq-close-" + consumer.topic());
+			thread.start();
+			closing.add(thread);
+		}
+		for (Thread thread : closing) {
+			try {
+				thread.join();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+		if (this.migrator != null) {
+			this.migrator.close();
+		}
+		this.timers.shutdownNow();
+		this.connections.close();
+	}
+
+	/**
+	 * Builder of {@link Redeq}; one setter per configuration key, named after it. Defaults are those
+	 * of the Spring Boot starter's {@code redeq.*} keys.
+	 */
+	public static final class Builder {
+
+		private final AbstractRedisClient client;
+
+		private String prefix = "redeq";
+
+		private int buckets = 16;
+
+		private long maxPending = 1_000_000;
+
+		private long maxPayloadSize = 512 * 1024;
+
+		private boolean migratorEnabled = true;
+
+		private int batchSize = 1000;
+
+		private Duration sweepInterval = Duration.ofSeconds(1);
+
+		private Duration lockTtl = Duration.ofSeconds(10);
+
+		private int concurrency = 1;
+
+		private Duration timeout = Duration.ofMinutes(5);
+
+		private int maxAttempts = 3;
+
+		private Backoff backoff = Backoff.DEFAULT;
+
+		private boolean blocking = true;
+
+		private Duration pollInterval = Duration.ofSeconds(5);
+
+		private Duration shutdownTimeout = Duration.ofSeconds(20);
+
+		private Duration deadLetterRetention = Duration.ofDays(7);
+
+		private Duration commandTimeout = Duration.ofSeconds(10);
+
+		private @Nullable ObjectMapper payloadMapper;
+
+		private @Nullable String instanceId;
+
+		private JobEvents events = JobEvents.NONE;
+
+		private final List<JobLifecycleListener> listeners = new ArrayList<>();
+
+		private Builder(AbstractRedisClient client) {
+			this.client = Objects.requireNonNull(client, "Lettuce client must not be null");
+		}
+
+		/** Namespace of every Redis key ({@code redeq.prefix}). */
+		public Builder prefix(String prefix) {
+			if (prefix == null || !prefix.matches("[A-Za-z0-9._\\-]{1,50}")) {
+				throw new IllegalArgumentException("redeq.prefix must be 1 to 50 characters from A-Z a-z 0-9 . _ -, but was "
+						+ ((prefix != null) ? "'" + prefix + "'" : "null"));
+			}
+			this.prefix = prefix;
+			return this;
+		}
+
+		/** Number of buckets, a power of two ({@code redeq.buckets}). */
+		public Builder buckets(int buckets) {
+			this.buckets = Validate.powerOfTwo("redeq.buckets", buckets, RedeqOptions.MAX_BUCKETS);
+			return this;
+		}
+
+		/** Pending jobs a topic may hold, 0 for unlimited ({@code redeq.max-pending}). */
+		public Builder maxPending(long maxPending) {
+			this.maxPending = Validate.atLeast("redeq.max-pending", maxPending, 0);
+			return this;
+		}
+
+		/** Largest payload in bytes of JSON ({@code redeq.max-payload-size}). */
+		public Builder maxPayloadSize(long bytes) {
+			this.maxPayloadSize = Validate.atLeast("redeq.max-payload-size", bytes, 1);
+			return this;
+		}
+
+		/** Whether this instance migrates due jobs ({@code redeq.migrator.enabled}). */
+		public Builder migratorEnabled(boolean enabled) {
+			this.migratorEnabled = enabled;
+			return this;
+		}
+
+		/** Jobs moved per migration call ({@code redeq.migrator.batch-size}). */
+		public Builder batchSize(int batchSize) {
+			if (batchSize < 1 || batchSize > 5000) {
+				throw new IllegalArgumentException("redeq.migrator.batch-size must be between 1 and 5000, but was " + batchSize);
+			}
+			this.batchSize = batchSize;
+			return this;
+		}
+
+		/** Safety wake-up of each bucket ({@code redeq.migrator.sweep-interval}). */
+		public Builder sweepInterval(Duration sweepInterval) {
+			this.sweepInterval = Validate.positive("redeq.migrator.sweep-interval", sweepInterval);
+			return this;
+		}
+
+		/** Lease of a migrator's bucket lock ({@code redeq.migrator.lock-ttl}). */
+		public Builder lockTtl(Duration lockTtl) {
+			Validate.positive("redeq.migrator.lock-ttl", lockTtl);
+			if (lockTtl.toMillis() < 300) {
+				throw new IllegalArgumentException("redeq.migrator.lock-ttl must be at least 300ms, but was " + lockTtl);
+			}
+			this.lockTtl = lockTtl;
+			return this;
+		}
+
+		/** Default handlers per subscription ({@code redeq.consumer.concurrency}). */
+		public Builder concurrency(int concurrency) {
+			this.concurrency = Validate.atLeast("redeq.consumer.concurrency", concurrency, 1);
+			return this;
+		}
+
+		/** Default lease and handler timeout ({@code redeq.consumer.timeout}). */
+		public Builder timeout(Duration timeout) {
+			this.timeout = Validate.positive("redeq.consumer.timeout", timeout);
+			return this;
+		}
+
+		/** Default deliveries before DEAD ({@code redeq.consumer.max-attempts}). */
+		public Builder maxAttempts(int maxAttempts) {
+			this.maxAttempts = Validate.atLeast("redeq.consumer.max-attempts", maxAttempts, 1);
+			return this;
+		}
+
+		/** Default backoff between attempts ({@code redeq.consumer.backoff.*}). */
+		public Builder backoff(Backoff backoff) {
+			this.backoff = Objects.requireNonNull(backoff, "backoff must not be null");
+			return this;
+		}
+
+		/** Whether idle consumers block in Redis with BLPOP ({@code redeq.consumer.blocking}). */
+		public Builder blocking(boolean blocking) {
+			this.blocking = blocking;
+			return this;
+		}
+
+		/** Longest idle wait before a consumer checks the ready lists itself ({@code redeq.consumer.poll-interval}). */
+		public Builder pollInterval(Duration pollInterval) {
+			this.pollInterval = Validate.positive("redeq.consumer.poll-interval", pollInterval);
+			return this;
+		}
+
+		/** How long closing waits for running handlers ({@code redeq.shutdown-timeout}). */
+		public Builder shutdownTimeout(Duration shutdownTimeout) {
+			this.shutdownTimeout = Validate.positiveOrZero("redeq.shutdown-timeout", shutdownTimeout);
+			return this;
+		}
+
+		/** How long dead jobs are kept ({@code redeq.dead-letter.retention}). */
+		public Builder deadLetterRetention(Duration retention) {
+			this.deadLetterRetention = Validate.positive("redeq.dead-letter.retention", retention);
+			return this;
+		}
+
+		/** How long a call waits for Redis before RedeqUnavailableException ({@code redeq.command-timeout}). */
+		public Builder commandTimeout(Duration commandTimeout) {
+			this.commandTimeout = Validate.positive("redeq.command-timeout", commandTimeout);
+			return this;
+		}
+
+		/** The Jackson mapper for payloads; a plain JsonMapper when not set. */
+		public Builder payloadMapper(@Nullable ObjectMapper mapper) {
+			this.payloadMapper = mapper;
+			return this;
+		}
+
+		/** Adds a listener told about every job outcome. */
+		public Builder lifecycleListener(JobLifecycleListener listener) {
+			this.listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
+			return this;
+		}
+
+		/** This instance's id in Redis (lock owner, claim tokens); generated when not set. */
+		public Builder instanceId(String instanceId) {
+			if (instanceId == null || instanceId.isBlank() || instanceId.contains(":")) {
+				throw new IllegalArgumentException("instanceId must be non-blank without ':', but was " + instanceId);
+			}
+			this.instanceId = instanceId;
+			return this;
+		}
+
+		/** Internal: where metrics are reported. */
+		public Builder events(JobEvents events) {
+			this.events = Objects.requireNonNull(events);
+			return this;
+		}
+
+		String instanceId() {
+			if (this.instanceId == null) {
+				this.instanceId = ProcessHandle.current().pid() + "-"
+						+ Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36 * 36), 36);
+			}
+			return this.instanceId;
+		}
+
+		public RedeqOptions options() {
+			return new RedeqOptions(this.prefix, this.buckets, this.maxPending, this.maxPayloadSize, this.migratorEnabled,
+					this.batchSize, this.sweepInterval, this.lockTtl, this.concurrency, this.timeout, this.maxAttempts,
+					this.backoff, this.blocking, this.pollInterval, this.shutdownTimeout, this.deadLetterRetention,
+					this.commandTimeout);
+		}
+
+		/** Builds and starts the engine (its migrator runs at once; consumers start on subscribe). */
+		public Redeq build() {
+			return new Redeq(this, options());
+		}
+
+	}
+
+}

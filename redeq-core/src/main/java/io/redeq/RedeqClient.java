@@ -1,0 +1,70 @@
+package io.redeq;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Schedules, cancels, reschedules and looks up delayed jobs. Thread-safe; one per application
+ * (a bean in Spring, {@link Redeq#client()} without Spring).
+ *
+ * <p>
+ * Delays are measured on the Redis server's clock, so instances with a wrong clock still
+ * schedule correctly. A call that returns normally has been applied in Redis.
+ *
+ * @since 0.1.0
+ */
+public interface RedeqClient {
+
+	/**
+	 * Schedules a job with a generated id, due {@code delay} after Redis accepts it.
+	 * @return the generated id
+	 */
+	String schedule(String topic, @Nullable Object payload, Duration delay);
+
+	/**
+	 * Schedules a job with a generated id, due at {@code dueAt}.
+	 * @return the generated id
+	 */
+	String scheduleAt(String topic, @Nullable Object payload, Instant dueAt);
+
+	/**
+	 * Schedules a job with full control over id and duplicate policy.
+	 * @return the job's id (generated when the job has none)
+	 */
+	String schedule(Job job);
+
+	/**
+	 * Schedules many jobs in pipelined round trips. Each job is applied atomically; if one fails
+	 * (capacity, duplicate), the others still go through and the first failure is thrown after
+	 * all were sent.
+	 * @return the ids, in the order of {@code jobs}
+	 */
+	List<String> scheduleAll(Collection<Job> jobs);
+
+	/**
+	 * Cancels a job that is waiting (DELAYED, READY or DEAD).
+	 * @return {@code false} if the job is unknown, already running or done
+	 */
+	boolean cancel(String topic, String id);
+
+	/**
+	 * Moves a waiting job's due time to {@code delay} from now (Redis clock).
+	 * @return {@code false} if the job is unknown, running or done
+	 */
+	boolean reschedule(String topic, String id, Duration delay);
+
+	/**
+	 * Moves a waiting job's due time to {@code dueAt}.
+	 * @return {@code false} if the job is unknown, running or done
+	 */
+	boolean reschedule(String topic, String id, Instant dueAt);
+
+	/** Looks a job up; finished and cancelled jobs are not found. */
+	Optional<JobInfo> find(String topic, String id);
+
+}

@@ -1,0 +1,7 @@
+/**
+ * {@link io.redeq.RedeqAdmin}: counts, dead-letter inspection, requeue, purge and reshard. Not API.
+ */
+@NullMarked
+package io.redeq.admin;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,27 @@
+package io.redeq.consumer;
+
+import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+
+import io.redeq.JobLifecycleListener;
+import io.redeq.RedeqOptions;
+import io.redeq.codec.PayloadCodec;
+import io.redeq.internal.JobEvents;
+import io.redeq.redis.RedisJobStore;
+import io.redeq.schedule.WakeUps;
+
+/**
+ * What every subscription of one engine shares.
+ *
+ * @param store the job store
+ * @param codec the payload codec
+ * @param options the engine's options
+ * @param events metrics
+ * @param listeners lifecycle listeners
+ * @param wakeUps where retries report earlier jobs
+ * @param timers lease renewals and handler timeouts
+ * @param instanceId this engine's id, the prefix of its claim tokens
+ */
+public record ConsumerContext(RedisJobStore store, PayloadCodec codec, RedeqOptions options, JobEvents events,
+		List<JobLifecycleListener> listeners, WakeUps wakeUps, ScheduledExecutorService timers, String instanceId) {
+}

@@ -1,0 +1,120 @@
+package io.redeq.consumer;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.redeq.Delivery;
+import io.redeq.JobLifecycleListener;
+import io.redeq.internal.JobEvents;
+import io.redeq.redis.ClaimedJob;
+import io.redeq.redis.RedisJobStore;
+import io.redeq.redis.ScheduleOutcome;
+import io.redeq.schedule.WakeUps;
+
+/**
+ * Stores what became of a delivered job (completed, retried, dead), then tells metrics, the
+ * lifecycle listeners and the log. One line per failure; nothing per success at INFO.
+ */
+final class JobOutcomes {
+
+	private static final Logger logger = LoggerFactory.getLogger(JobOutcomes.class);
+
+	private static final int MAX_ERROR_LENGTH = 2000;
+
+	private final RedisJobStore store;
+
+	private final ConsumerSettings settings;
+
+	private final List<JobLifecycleListener> listeners;
+
+	private final JobEvents events;
+
+	private final WakeUps wakeUps;
+
+	JobOutcomes(RedisJobStore store, ConsumerSettings settings, List<JobLifecycleListener> listeners, JobEvents events,
+			WakeUps wakeUps) {
+		this.store = store;
+		this.settings = settings;
+		this.listeners = listeners;
+		this.events = events;
+		this.wakeUps = wakeUps;
+	}
+
+	void completed(ClaimedJob job, Delivery delivery, Duration took) {
+		boolean stillOurs = this.store.scripts().await(this.store.complete(job), "complete job " + describe(job));
+		if (!stillOurs) {
+			logger.warn("Job {} finished after its claim was lost (lease expired and the job was reclaimed); "
+					+ "it may run again elsewhere, which is why handlers should be idempotent", describe(job));
+			return;
+		}
+		this.events.completed(job.topic(), took);
+		for (JobLifecycleListener listener : this.listeners) {
+			safely(() -> listener.onSuccess(delivery, took));
+		}
+	}
+
+	void failed(ClaimedJob job, Delivery delivery, Throwable error, Duration took) {
+		String reason = reason(error);
+		if (job.attempt() >= this.settings.maxAttempts()) {
+			dead(job, delivery, "attempt " + job.attempt() + " of " + this.settings.maxAttempts() + " failed: " + reason);
+			return;
+		}
+		Duration backoff = this.settings.backoff().delayAfter(job.attempt());
+		Optional<ScheduleOutcome> retry = this.store.scripts()
+			.await(this.store.retry(job, backoff.toMillis(), reason), "retry job " + describe(job));
+		if (retry.isEmpty()) {
+			logger.warn("Job {} failed after its claim was lost; another instance owns it now", describe(job));
+			return;
+		}
+		long dueAt = Long.parseLong(retry.get().value());
+		if (retry.get().earliest()) {
+			this.wakeUps.earlierJob(job.bucket(), dueAt);
+		}
+		Instant next = Instant.ofEpochMilli(dueAt);
+		logger.warn("Job {} failed on attempt {} of {}: {}; next attempt at {}", describe(job), job.attempt(),
+				this.settings.maxAttempts(), reason, next);
+		this.events.retried(job.topic(), took);
+		for (JobLifecycleListener listener : this.listeners) {
+			safely(() -> listener.onRetry(delivery, error, next));
+		}
+	}
+
+	void dead(ClaimedJob job, Delivery delivery, String reason) {
+		String bounded = (reason.length() > MAX_ERROR_LENGTH) ? reason.substring(0, MAX_ERROR_LENGTH) + "…" : reason;
+		long diedAt = this.store.scripts().await(this.store.bury(job, bounded), "bury job " + describe(job));
+		if (diedAt == 0) {
+			logger.warn("Job {} could not be moved to DEAD: its claim was lost", describe(job));
+			return;
+		}
+		logger.warn("Job {} is DEAD: {}. Inspect it with RedeqAdmin.deadJobs(\"{}\", 0, 50), requeue with requeueDead",
+				describe(job), bounded, job.topic());
+		this.events.dead(job.topic());
+		for (JobLifecycleListener listener : this.listeners) {
+			safely(() -> listener.onDead(delivery, bounded));
+		}
+	}
+
+	static String reason(Throwable error) {
+		String message = error.getMessage();
+		return error.getClass().getName() + ((message != null) ? ": " + message : "");
+	}
+
+	static String describe(ClaimedJob job) {
+		return "'" + job.id() + "' of topic '" + job.topic() + "'";
+	}
+
+	private static void safely(Runnable call) {
+		try {
+			call.run();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("A JobLifecycleListener threw; ignored", ex);
+		}
+	}
+
+}

@@ -1,0 +1,162 @@
+package io.redeq.consumer;
+
+import java.time.Duration;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.lettuce.core.KeyValue;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.api.StatefulConnection;
+import org.jspecify.annotations.Nullable;
+
+import io.redeq.RedeqOptions;
+import io.redeq.RedeqUnavailableException;
+import io.redeq.redis.RedisConnections;
+import io.redeq.redis.RedisJobStore;
+
+/**
+ * Tells a fetcher where READY jobs of its topic are, and lets it wait for them without spinning.
+ *
+ * <p>
+ * The migrator pushes a bucket number onto the topic's signal list whenever it makes jobs READY
+ * there. An idle fetcher blocks on that list (BLPOP on a connection of its own, which closing cuts
+ * short); without blocking commands it polls the list instead. Signals are hints: after a whole
+ * poll interval without one, the fetcher checks whether any of the topic's ready lists exists (one
+ * command) and, if so, tries every bucket. A fetcher that woke on a signal and found more jobs than
+ * it has slots passes the signal on, so idle consumers on other instances join in.
+ */
+final class WorkSignals {
+
+	/** How often a fetcher without blocking commands looks at its signal list. */
+	private static final Duration NON_BLOCKING_POLL = Duration.ofMillis(200);
+
+	private final RedisJobStore store;
+
+	private final RedeqOptions options;
+
+	private final String topic;
+
+	private final String signalKey;
+
+	private final BucketHints hints = new BucketHints();
+
+	private final ReentrantLock lock = new ReentrantLock();
+
+	private final Condition closing = this.lock.newCondition();
+
+	private volatile @Nullable StatefulConnection<String, String> blockingConnection;
+
+	private volatile boolean closed;
+
+	private boolean holdsSignal;
+
+	private long lastScan = System.nanoTime();
+
+	WorkSignals(RedisJobStore store, RedeqOptions options, String topic) {
+		this.store = store;
+		this.options = options;
+		this.topic = topic;
+		this.signalKey = store.keys().signalKey(topic);
+		this.hints.addAll(options.buckets()); // on start, look everywhere once
+	}
+
+	@Nullable Integer nextBucket() {
+		return this.hints.poll();
+	}
+
+	/** A claim left jobs behind in a bucket; {@code full} if this fetcher has no slot left for them. */
+	void moreIn(int bucket, boolean full) {
+		this.hints.add(bucket);
+		if (full && this.holdsSignal) {
+			this.holdsSignal = false;
+			this.store.signal(this.topic, bucket);
+		}
+	}
+
+	/** Waits until a bucket is worth a claim, or a poll interval passed. */
+	void awaitWork() {
+		if (!this.hints.isEmpty() || this.closed) {
+			return;
+		}
+		String bucket = this.options.blocking() ? blockForSignal() : pollForSignal();
+		if (bucket != null) {
+			this.hints.add(Integer.parseInt(bucket));
+			this.holdsSignal = true;
+			return;
+		}
+		long pollNanos = this.options.pollInterval().toNanos();
+		if (System.nanoTime() - this.lastScan >= pollNanos || this.options.blocking()) {
+			this.lastScan = System.nanoTime();
+			if (!this.closed && this.store.anyReady(this.topic)) {
+				this.hints.addAll(this.options.buckets());
+			}
+		}
+	}
+
+	private @Nullable String blockForSignal() {
+		Duration poll = this.options.pollInterval();
+		try {
+			KeyValue<String, String> signal = this.store.scripts()
+				.await(RedisConnections.asyncOf(blockingConnection()).blpop(poll.toMillis() / 1000.0, this.signalKey),
+						"wait for work on topic " + this.topic, poll.plus(this.options.commandTimeout()));
+			return (signal != null && signal.hasValue()) ? signal.getValue() : null;
+		}
+		catch (RedeqUnavailableException ex) {
+			if (ex.getCause() instanceof RedisCommandTimeoutException && !this.closed) {
+				return null; // the client's own command timeout is shorter than our poll: same as no signal
+			}
+			throw ex;
+		}
+	}
+
+	private @Nullable String pollForSignal() {
+		String signal = this.store.scripts()
+			.await(this.store.scripts().connections().commands().lpop(this.signalKey), "poll for work on " + this.topic);
+		if (signal == null) {
+			pause(NON_BLOCKING_POLL);
+		}
+		return signal;
+	}
+
+	private StatefulConnection<String, String> blockingConnection() {
+		StatefulConnection<String, String> connection = this.blockingConnection;
+		if (connection == null) {
+			connection = this.store.scripts().connections().connectDedicated();
+			this.blockingConnection = connection;
+		}
+		return connection;
+	}
+
+	/** Waits, unless closing. */
+	void pause(Duration duration) {
+		this.lock.lock();
+		try {
+			if (!this.closed) {
+				this.closing.awaitNanos(duration.toNanos());
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/** Cuts a blocked wait short: closing its connection ends the BLPOP at once. */
+	void close() {
+		this.closed = true;
+		this.lock.lock();
+		try {
+			this.closing.signalAll();
+		}
+		finally {
+			this.lock.unlock();
+		}
+		StatefulConnection<String, String> connection = this.blockingConnection;
+		if (connection != null) {
+			this.store.scripts().connections().close(connection);
+		}
+	}
+
+}

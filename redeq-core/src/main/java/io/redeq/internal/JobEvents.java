@@ -1,0 +1,41 @@
+package io.redeq.internal;
+
+import java.time.Duration;
+
+/**
+ * What happens to jobs inside the engine, reported to metrics. Every method has a no-op default so
+ * that an engine without a meter registry pays nothing.
+ */
+public interface JobEvents {
+
+	JobEvents NONE = new JobEvents() {
+	};
+
+	default void scheduled(String topic) {
+	}
+
+	default void cancelled(String topic) {
+	}
+
+	/** A handler started, {@code lateness} after the job was due (Redis clock). */
+	default void started(String topic, Duration lateness) {
+	}
+
+	default void completed(String topic, Duration handlerDuration) {
+	}
+
+	default void retried(String topic, Duration handlerDuration) {
+	}
+
+	default void dead(String topic) {
+	}
+
+	/** The migrator made {@code count} jobs of a topic READY in a bucket. */
+	default void ready(String topic, int bucket, int count) {
+	}
+
+	/** One migrate call moved {@code migrated} due jobs and reclaimed {@code reclaimed} expired leases. */
+	default void migrated(int bucket, int migrated, int reclaimed) {
+	}
+
+}

@@ -1,0 +1,107 @@
+package io.redeq.redis;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+
+import io.redeq.RedeqException;
+import io.redeq.RedeqUnavailableException;
+
+/**
+ * Runs scripts by digest and falls back to sending the source when Redis does not know it (after a
+ * restart or failover its script cache is empty), and waits for replies with a bounded timeout so
+ * that no caller ever hangs on an unreachable Redis.
+ */
+public final class ScriptRunner {
+
+	private final RedisConnections connections;
+
+	private final Duration timeout;
+
+	public ScriptRunner(RedisConnections connections, Duration timeout) {
+		this.connections = connections;
+		this.timeout = timeout;
+	}
+
+	public RedisConnections connections() {
+		return this.connections;
+	}
+
+	public Duration timeout() {
+		return this.timeout;
+	}
+
+	<T> CompletionStage<T> runAsync(LuaScript script, String[] keys, String... args) {
+		RedisClusterAsyncCommands<String, String> commands = this.connections.commands();
+		CompletionStage<T> bySha = commands.evalsha(script.sha(), script.output(), keys, args);
+		return bySha.exceptionallyCompose((ex) -> isNoScript(ex) ? commands.eval(script.source(), script.output(), keys, args)
+				: CompletableFuture.failedStage(ex));
+	}
+
+	<T> T run(LuaScript script, String[] keys, String... args) {
+		return await(runAsync(script, keys, args), script.toString());
+	}
+
+	/** Waits for a reply, turning Redis and connection failures into redeq's exceptions. */
+	public <T> T await(CompletionStage<T> reply, String operation) {
+		return await(reply, operation, this.timeout);
+	}
+
+	/** Waits up to {@code timeout}, for commands that block on purpose. */
+	public <T> T await(CompletionStage<T> reply, String operation, Duration timeout) {
+		try {
+			return reply.toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (TimeoutException ex) {
+			throw new RedeqUnavailableException("Redis did not answer " + operation + " within " + timeout
+					+ " (redeq command timeout); it may be down or overloaded", ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RedeqUnavailableException("Interrupted while waiting for Redis to answer " + operation, ex);
+		}
+		catch (ExecutionException ex) {
+			throw translate(ex.getCause(), operation);
+		}
+	}
+
+	static RuntimeException translate(Throwable ex, String operation) {
+		Throwable cause = unwrap(ex);
+		if (cause instanceof RedeqException redeq) {
+			return redeq;
+		}
+		if (cause instanceof RedisConnectionException || cause instanceof RedisCommandTimeoutException
+				|| cause instanceof java.io.IOException) {
+			return new RedeqUnavailableException("Redis unavailable during " + operation + ": " + cause.getMessage(), cause);
+		}
+		if (cause instanceof RedisCommandExecutionException) {
+			return new RedeqException("Redis rejected " + operation + ": " + cause.getMessage(), cause);
+		}
+		return new RedeqException("Unexpected failure during " + operation + ": " + cause, cause);
+	}
+
+	private static Throwable unwrap(Throwable ex) {
+		Throwable current = ex;
+		while ((current instanceof java.util.concurrent.CompletionException || current instanceof ExecutionException)
+				&& current.getCause() != null) {
+			current = current.getCause();
+		}
+		return current;
+	}
+
+	private static boolean isNoScript(Throwable ex) {
+		Throwable cause = unwrap(ex);
+		return cause instanceof RedisNoScriptException
+				|| (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"));
+	}
+
+}

@@ -1,0 +1,41 @@
+package io.redeq.redis;
+
+import io.lettuce.core.ScriptOutputType;
+
+/**
+ * Every script redeq runs, loaded once per JVM.
+ */
+final class Scripts {
+
+	static final LuaScript SCHEDULE = LuaScript.job("schedule", ScriptOutputType.MULTI);
+
+	static final LuaScript MIGRATE = LuaScript.job("migrate", ScriptOutputType.MULTI);
+
+	static final LuaScript CLAIM = LuaScript.job("claim", ScriptOutputType.MULTI);
+
+	static final LuaScript COMPLETE = LuaScript.job("complete", ScriptOutputType.MULTI);
+
+	static final LuaScript RETRY = LuaScript.job("retry", ScriptOutputType.MULTI);
+
+	static final LuaScript BURY = LuaScript.job("bury", ScriptOutputType.INTEGER);
+
+	static final LuaScript EXTEND = LuaScript.job("extend", ScriptOutputType.MULTI);
+
+	static final LuaScript RELEASE = LuaScript.job("release", ScriptOutputType.INTEGER);
+
+	static final LuaScript CANCEL = LuaScript.job("cancel", ScriptOutputType.INTEGER);
+
+	static final LuaScript RESCHEDULE = LuaScript.job("reschedule", ScriptOutputType.MULTI);
+
+	static final LuaScript REQUEUE_DEAD = LuaScript.job("requeue-dead", ScriptOutputType.INTEGER);
+
+	static final LuaScript PURGE_DEAD = LuaScript.job("purge-dead", ScriptOutputType.INTEGER);
+
+	static final LuaScript UNLOCK = LuaScript.job("unlock", ScriptOutputType.INTEGER);
+
+	static final LuaScript HEARTBEAT = LuaScript.plain("heartbeat", ScriptOutputType.INTEGER);
+
+	private Scripts() {
+	}
+
+}

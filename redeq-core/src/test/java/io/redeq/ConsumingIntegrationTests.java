@@ -1,0 +1,213 @@
+package io.redeq;
+
+import java.lang.reflect.Type;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.lettuce.core.RedisClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.redeq.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Delivery with typed payloads, concurrency, retries, dead letters, poison jobs and timeouts.
+ */
+@RedisTest
+class ConsumingIntegrationTests {
+
+	record Item(String sku, int quantity) {
+	}
+
+	private final RedisClient lettuce;
+
+	private Redeq redeq;
+
+	ConsumingIntegrationTests(RedisClient lettuce) {
+		this.lettuce = lettuce;
+	}
+
+	@BeforeEach
+	void start() {
+		this.redeq = Redeq.builder(this.lettuce)
+			.backoff(new Backoff(Duration.ofMillis(50), 2.0, Duration.ofSeconds(1), 0.0))
+			.build();
+	}
+
+	@AfterEach
+	void stop() {
+		this.redeq.close();
+	}
+
+	@Test
+	void deliversTypedPayloadsWithTheirDelivery() throws Exception {
+		List<Object> received = new CopyOnWriteArrayList<>();
+		List<Delivery> deliveries = new CopyOnWriteArrayList<>();
+		this.redeq.subscribe("records", Item.class, (item, delivery) -> {
+			received.add(item);
+			deliveries.add(delivery);
+		});
+		this.redeq.subscribe("strings", String.class, (text, delivery) -> received.add(text));
+		this.redeq.subscribe("bytes", byte[].class, (bytes, delivery) -> received.add(new String(bytes)));
+		Type listOfItems = ItemList.class.getGenericSuperclass();
+		this.redeq.<List<Item>>subscribe("lists", ((java.lang.reflect.ParameterizedType) listOfItems).getActualTypeArguments()[0],
+				(items, delivery) -> received.add(items.get(1)));
+
+		RedeqClient client = this.redeq.client();
+		String id = client.schedule("records", new Item("apple", 3), Duration.ofMillis(100));
+		client.schedule("strings", "hello", Duration.ZERO);
+		client.schedule("bytes", "raw".getBytes(), Duration.ZERO);
+		client.schedule("lists", List.of(new Item("a", 1), new Item("b", 2)), Duration.ZERO);
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 4);
+		assertThat(received).containsExactlyInAnyOrder(new Item("apple", 3), "hello", "raw", new Item("b", 2));
+		Delivery delivery = deliveries.get(0);
+		assertThat(delivery.id()).isEqualTo(id);
+		assertThat(delivery.topic()).isEqualTo("records");
+		assertThat(delivery.attempt()).isEqualTo(1);
+		assertThat(delivery.dueAt()).isAfter(delivery.createdAt());
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.redeq.admin().stats("records").pending() == 0);
+		assertThat(this.redeq.client().find("records", id)).isEmpty();
+	}
+
+	/** Carries List&lt;Item&gt; as a reflective type. */
+	abstract static class ItemList extends ArrayList<List<Item>> {
+
+	}
+
+	@Test
+	void neverRunsMoreHandlersThanItsConcurrency() {
+		AtomicInteger active = new AtomicInteger();
+		AtomicInteger peak = new AtomicInteger();
+		Set<String> done = ConcurrentHashMap.newKeySet();
+		this.redeq.subscribe("work", Integer.class, (n, delivery) -> {
+			int now = active.incrementAndGet();
+			peak.accumulateAndGet(now, Math::max);
+			Thread.onSpinWait();
+			for (long until = System.nanoTime() + 5_000_000; System.nanoTime() < until;) {
+				Thread.onSpinWait();
+			}
+			active.decrementAndGet();
+			done.add(delivery.id());
+		}, SubscriptionOptions.builder().concurrency(3).build());
+		List<Job> jobs = new ArrayList<>();
+		for (int i = 0; i < 200; i++) {
+			jobs.add(Job.builder("work").payload(i).build());
+		}
+		this.redeq.client().scheduleAll(jobs);
+
+		await().atMost(Duration.ofSeconds(20)).until(() -> done.size() == 200);
+		assertThat(peak.get()).isEqualTo(3);
+	}
+
+	@Test
+	void retriesWithBackoffThenBuriesWithTheError() {
+		List<Long> attemptsAt = new CopyOnWriteArrayList<>();
+		List<String> dead = new CopyOnWriteArrayList<>();
+		this.redeq.close();
+		this.redeq = Redeq.builder(this.lettuce)
+			.backoff(new Backoff(Duration.ofMillis(200), 2.0, Duration.ofSeconds(5), 0.0))
+			.lifecycleListener(new JobLifecycleListener() {
+				@Override
+				public void onDead(Delivery delivery, String reason) {
+					dead.add(delivery.id() + " " + reason);
+				}
+			})
+			.build();
+		this.redeq.subscribe("flaky", String.class, (payload, delivery) -> {
+			attemptsAt.add(System.nanoTime());
+			throw new IllegalStateException("downstream said no to " + payload);
+		}, SubscriptionOptions.builder().maxAttempts(3).build());
+
+		this.redeq.client().schedule(Job.builder("flaky").id("f-1").payload("x").build());
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> dead.size() == 1);
+		assertThat(attemptsAt).hasSize(3);
+		long firstWait = TimeUnit.NANOSECONDS.toMillis(attemptsAt.get(1) - attemptsAt.get(0));
+		long secondWait = TimeUnit.NANOSECONDS.toMillis(attemptsAt.get(2) - attemptsAt.get(1));
+		assertThat(firstWait).isBetween(180L, 1500L);
+		assertThat(secondWait).isBetween(380L, 2000L);
+		assertThat(dead.get(0)).contains("f-1").contains("IllegalStateException: downstream said no to x");
+		List<DeadJob> deadJobs = this.redeq.admin().deadJobs("flaky", 0, 10);
+		assertThat(deadJobs).singleElement().satisfies((job) -> {
+			assertThat(job.id()).isEqualTo("f-1");
+			assertThat(job.payload()).isEqualTo("\"x\"");
+			assertThat(job.attempts()).isEqualTo(3);
+			assertThat(job.lastError()).contains("IllegalStateException: downstream said no to x");
+		});
+		assertThat(this.redeq.client().find("flaky", "f-1")).get().extracting(JobInfo::state).isEqualTo(JobState.DEAD);
+		assertThat(this.redeq.admin().stats("flaky")).isEqualTo(new TopicStats("flaky", 0, 0, 0, 1));
+	}
+
+	@Test
+	void poisonJobGoesToDeadAtOnceAndOthersFlowOn() {
+		List<Item> received = new CopyOnWriteArrayList<>();
+		this.redeq.subscribe("items", Item.class, (item, delivery) -> received.add(item));
+
+		this.redeq.client().schedule(Job.builder("items").id("poison").payload("not an item").build());
+		this.redeq.client().schedule(Job.builder("items").id("good").payload(new Item("pear", 1)).build());
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 1
+				&& this.redeq.admin().stats("items").dead() == 1);
+		DeadJob poison = this.redeq.admin().deadJobs("items", 0, 10).get(0);
+		assertThat(poison.id()).isEqualTo("poison");
+		assertThat(poison.attempts()).isEqualTo(1);
+		assertThat(poison.lastError()).contains("payload cannot be read as").contains(Item.class.getTypeName());
+	}
+
+	@Test
+	void requeuesAndPurgesDeadJobs() {
+		AtomicInteger failuresLeft = new AtomicInteger(2);
+		Set<String> completed = ConcurrentHashMap.newKeySet();
+		this.redeq.subscribe("dlq", String.class, (payload, delivery) -> {
+			if (failuresLeft.getAndDecrement() > 0) {
+				throw new IllegalStateException("not yet");
+			}
+			completed.add(delivery.id());
+		}, SubscriptionOptions.builder().maxAttempts(1).build());
+		this.redeq.client().schedule(Job.builder("dlq").id("a").payload("a").build());
+		this.redeq.client().schedule(Job.builder("dlq").id("b").payload("b").build());
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.redeq.admin().stats("dlq").dead() == 2);
+
+		assertThat(this.redeq.admin().requeueDead("dlq", "a")).isTrue();
+		assertThat(this.redeq.admin().requeueDead("dlq", "a")).isFalse();
+		await().atMost(Duration.ofSeconds(10)).until(() -> completed.contains("a"));
+		assertThat(this.redeq.admin().purgeDead("dlq")).isEqualTo(1);
+		assertThat(this.redeq.admin().stats("dlq")).isEqualTo(new TopicStats("dlq", 0, 0, 0, 0));
+	}
+
+	@Test
+	void aHandlerPastItsTimeoutIsInterruptedRetriedAndItsSlotComesBack() throws Exception {
+		CountDownLatch hung = new CountDownLatch(1);
+		Set<String> done = ConcurrentHashMap.newKeySet();
+		Map<String, Integer> attempts = new ConcurrentHashMap<>();
+		this.redeq.subscribe("hangs", String.class, (payload, delivery) -> {
+			attempts.merge(delivery.id(), 1, Integer::sum);
+			if (payload.equals("hang") && delivery.attempt() == 1) {
+				hung.countDown();
+				Thread.sleep(60_000); // interrupted by the timeout
+			}
+			done.add(delivery.id());
+		}, SubscriptionOptions.builder().concurrency(1).timeout(Duration.ofMillis(500)).maxAttempts(2).build());
+
+		this.redeq.client().schedule(Job.builder("hangs").id("h").payload("hang").build());
+		assertThat(hung.await(10, TimeUnit.SECONDS)).isTrue();
+		this.redeq.client().schedule(Job.builder("hangs").id("next").payload("fine").build());
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> done.containsAll(Set.of("h", "next")));
+		assertThat(attempts).containsEntry("h", 2).containsEntry("next", 1);
+	}
+
+}
