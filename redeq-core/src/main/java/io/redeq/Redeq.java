@@ -30,6 +30,7 @@ import io.redeq.redis.JobQueries;
 import io.redeq.redis.KeySpace;
 import io.redeq.redis.RedisConnections;
 import io.redeq.redis.RedisJobStore;
+import io.redeq.redis.Resharder;
 import io.redeq.redis.ScriptRunner;
 import io.redeq.schedule.JobScheduler;
 import io.redeq.schedule.WakeUps;
@@ -449,6 +450,29 @@ public final class Redeq implements AutoCloseable {
 					this.batchSize, this.sweepInterval, this.lockTtl, this.concurrency, this.timeout, this.maxAttempts,
 					this.backoff, this.blocking, this.pollInterval, this.shutdownTimeout, this.deadLetterRetention,
 					this.commandTimeout);
+		}
+
+		/**
+		 * Moves every job of this prefix from the bucket count recorded in Redis to the configured
+		 * {@link #buckets(int) buckets}, then records the new count. Run it with every instance
+		 * stopped (they refuse to start while counts differ). Interrupted, it can simply run again:
+		 * each job is copied before it is removed, so nothing is lost.
+		 * @return the number of jobs moved to another bucket
+		 */
+		public long reshard() {
+			RedeqOptions options = options();
+			try (RedisConnections connections = new RedisConnections(this.client)) {
+				ScriptRunner scripts = new ScriptRunner(connections, options.commandTimeout());
+				KeySpace target = new KeySpace(options.prefix(), options.buckets());
+				JobQueries queries = new JobQueries(target, scripts);
+				int recorded = queries.recordOrReadBucketCount(options.buckets());
+				if (recorded == options.buckets()) {
+					return 0;
+				}
+				long moved = new Resharder(new KeySpace(options.prefix(), recorded), target, scripts).moveAll();
+				queries.recordBucketCount(options.buckets());
+				return moved;
+			}
 		}
 
 		/** Builds and starts the engine (its migrator runs at once; consumers start on subscribe). */

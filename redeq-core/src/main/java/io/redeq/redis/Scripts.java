@@ -33,6 +33,10 @@ final class Scripts {
 
 	static final LuaScript UNLOCK = LuaScript.job("unlock", ScriptOutputType.INTEGER);
 
+	static final LuaScript RESHARD_IMPORT = LuaScript.job("reshard-import", ScriptOutputType.INTEGER);
+
+	static final LuaScript RESHARD_REMOVE = LuaScript.job("reshard-remove", ScriptOutputType.INTEGER);
+
 	static final LuaScript HEARTBEAT = LuaScript.plain("heartbeat", ScriptOutputType.INTEGER);
 
 	private Scripts() {

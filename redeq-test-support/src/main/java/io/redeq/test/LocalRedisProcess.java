@@ -31,6 +31,8 @@ final class LocalRedisProcess implements RedisBackend {
 
 	private final Duration startupTimeout;
 
+	private final java.util.Map<String, String> environment;
+
 	// volatile: the shutdown hook reads these without taking the monitor.
 	private volatile Path dir;
 
@@ -38,7 +40,9 @@ final class LocalRedisProcess implements RedisBackend {
 
 	private int port;
 
-	LocalRedisProcess(Path binary, List<String> extraArgs, Duration startupTimeout) {
+	LocalRedisProcess(Path binary, List<String> extraArgs, Duration startupTimeout,
+			java.util.Map<String, String> environment) {
+		this.environment = java.util.Map.copyOf(environment);
 		this.binary = binary;
 		this.extraArgs = List.copyOf(extraArgs);
 		this.startupTimeout = startupTimeout;
@@ -78,7 +82,9 @@ final class LocalRedisProcess implements RedisBackend {
 		Path log = logFile();
 		long logOffset = size(log);
 		try {
-			this.process = new ProcessBuilder(command).directory(this.dir.toFile())
+			ProcessBuilder builder = new ProcessBuilder(command);
+			builder.environment().putAll(this.environment);
+			this.process = builder.directory(this.dir.toFile())
 				.redirectErrorStream(true)
 				.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
 				.start();
