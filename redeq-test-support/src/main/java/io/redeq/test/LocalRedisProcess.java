@@ -31,8 +31,6 @@ final class LocalRedisProcess implements RedisBackend {
 
 	private final Duration startupTimeout;
 
-	private final java.util.Map<String, String> environment;
-
 	// volatile: the shutdown hook reads these without taking the monitor.
 	private volatile Path dir;
 
@@ -40,9 +38,7 @@ final class LocalRedisProcess implements RedisBackend {
 
 	private int port;
 
-	LocalRedisProcess(Path binary, List<String> extraArgs, Duration startupTimeout,
-			java.util.Map<String, String> environment) {
-		this.environment = java.util.Map.copyOf(environment);
+	LocalRedisProcess(Path binary, List<String> extraArgs, Duration startupTimeout) {
 		this.binary = binary;
 		this.extraArgs = List.copyOf(extraArgs);
 		this.startupTimeout = startupTimeout;
@@ -82,9 +78,7 @@ final class LocalRedisProcess implements RedisBackend {
 		Path log = logFile();
 		long logOffset = size(log);
 		try {
-			ProcessBuilder builder = new ProcessBuilder(command);
-			builder.environment().putAll(this.environment);
-			this.process = builder.directory(this.dir.toFile())
+			this.process = new ProcessBuilder(command).directory(this.dir.toFile())
 				.redirectErrorStream(true)
 				.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
 				.start();

@@ -50,8 +50,6 @@ public final class RedisServer implements AutoCloseable {
 
 	private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
 
-	private final java.util.Map<String, String> environment = new java.util.HashMap<>();
-
 	private RedisBackend backend;
 
 	/** A server with the default arguments; nothing runs until {@link #start()}. */
@@ -79,30 +77,6 @@ public final class RedisServer implements AutoCloseable {
 	public RedisServer withAppendOnly() {
 		return withArgs("--appendonly", "yes", "--appendfsync", "always");
 	}
-
-	/**
-	 * Runs the server with its wall clock shifted by {@code offset} (libfaketime, preloaded into the
-	 * redis-server process only), so a test can show that redeq follows the Redis clock and not the
-	 * application's. Needs libfaketime ({@code sudo apt-get install libfaketime}); fails with that hint
-	 * if it is missing.
-	 */
-	public synchronized RedisServer withClockOffset(Duration offset) {
-		requireNotStarted();
-		Path library = FAKETIME_LIBRARIES.stream()
-			.map(Path::of)
-			.filter(java.nio.file.Files::isReadable)
-			.findFirst()
-			.orElseThrow(() -> new RedisNotAvailableException("A Redis clock offset needs libfaketime, which is not "
-					+ "installed: sudo apt-get install libfaketime (Debian/Ubuntu), brew install libfaketime (macOS)"));
-		this.environment.put("LD_PRELOAD", library.toString());
-		this.environment.put("FAKETIME", ((offset.isNegative()) ? "-" : "+") + Math.abs(offset.toSeconds()) + "s");
-		this.environment.put("FAKETIME_DONT_FAKE_MONOTONIC", "1");
-		return this;
-	}
-
-	private static final List<String> FAKETIME_LIBRARIES = List.of(
-			"/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1", "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
-			"/usr/lib/faketime/libfaketime.so.1", "/usr/local/lib/faketime/libfaketime.so.1");
 
 	/** How long {@link #start()} waits for PING before it fails with the server's output. */
 	public synchronized RedisServer withStartupTimeout(Duration timeout) {
@@ -221,9 +195,9 @@ public final class RedisServer implements AutoCloseable {
 	private RedisBackend createBackend() {
 		Optional<Path> binary = RedisBinaries.redisServer();
 		if (binary.isPresent()) {
-			return new LocalRedisProcess(binary.get(), this.args, this.startupTimeout, this.environment);
+			return new LocalRedisProcess(binary.get(), this.args, this.startupTimeout);
 		}
-		if (this.localOnly || !this.environment.isEmpty() || !RedisBinaries.dockerAvailable()) {
+		if (this.localOnly || !RedisBinaries.dockerAvailable()) {
 			throw new RedisNotAvailableException("No redis-server binary found on PATH and "
 					+ RedisBinaries.SERVER_ENV + " is not set" + (this.localOnly ? "" : ", and Docker is not running")
 					+ ". " + RedisBinaries.installHint());

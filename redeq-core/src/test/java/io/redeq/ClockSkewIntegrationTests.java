@@ -1,0 +1,52 @@
+package io.redeq;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+import io.redeq.test.JavaProcess;
+import io.redeq.test.RedisServer;
+import io.redeq.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * An instance whose clock is 30 s off still schedules by delay and delivers on time, because
+ * due-ness is judged on the Redis clock. The skew is real: the instance is a second JVM whose wall
+ * clock libfaketime puts 30 s behind. (A clock-bound implementation fails either way: 30 s behind it
+ * would deliver after 31 s, 30 s ahead at once.)
+ */
+@RedisTest
+class ClockSkewIntegrationTests {
+
+	private final RedisServer server;
+
+	ClockSkewIntegrationTests(RedisServer server) {
+		this.server = server;
+	}
+
+	@Test
+	void anInstance30sBehindSchedulesAndDeliversOnTime() {
+		assertDeliveredOnTime(Duration.ofSeconds(-30));
+	}
+
+	private void assertDeliveredOnTime(Duration skew) {
+		try (JavaProcess instance = JavaProcess.start(SkewedClockInstance.class, JavaProcess.clockOffset(skew),
+				this.server.uri().toString())) {
+			String scheduled = instance.awaitLine((line) -> line.startsWith("SCHEDULED"), Duration.ofSeconds(120));
+			long dueInMs = Long.parseLong(scheduled.replaceAll(".*dueInMs=(-?\\d+).*", "$1"));
+			long childNow = Long.parseLong(scheduled.replaceAll(".*localNow=(\\d+).*", "$1"));
+			assertThat(childNow - System.currentTimeMillis()).as("the child's clock really is off")
+				.isBetween(skew.toMillis() - 3000, skew.toMillis() + 3000);
+			assertThat(dueInMs).as("due time minus Redis now, right after scheduling with a 1 s delay")
+				.isBetween(0L, 1000L);
+
+			String delivered = instance.awaitLine((line) -> line.contains("DELIVERED"), Duration.ofSeconds(60));
+			assertThat(delivered).startsWith("DELIVERED");
+			long afterMs = Long.parseLong(delivered.replaceAll(".*afterMs=(\\d+).*", "$1"));
+			// A clock-bound implementation would start at once (clock ahead) or after ~31 s (behind).
+			assertThat(afterMs).as("handler start after scheduling, ms").isBetween(950L, 3000L);
+		}
+	}
+
+
+}

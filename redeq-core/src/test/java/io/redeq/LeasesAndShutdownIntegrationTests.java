@@ -1,0 +1,209 @@
+package io.redeq;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.junit.jupiter.api.Test;
+
+import io.redeq.test.RedisServer;
+import io.redeq.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Leases and graceful shutdown: a slow handler keeps its job, a dead instance's job comes back,
+ * closing hands unfinished jobs back at once, two instances share a topic without doubling a job,
+ * and an idle engine leaves Redis alone.
+ */
+@RedisTest
+class LeasesAndShutdownIntegrationTests {
+
+	private static final SubscriptionOptions SHORT_LEASE = SubscriptionOptions.builder()
+		.timeout(Duration.ofSeconds(30))
+		.lease(Duration.ofMillis(600))
+		.build();
+
+	private final RedisClient lettuce;
+
+	private final RedisServer server;
+
+	LeasesAndShutdownIntegrationTests(RedisClient lettuce, RedisServer server) {
+		this.lettuce = lettuce;
+		this.server = server;
+	}
+
+	@Test
+	void aHandlerRunningLongerThanItsLeaseKeepsItsJob() {
+		Map<String, Integer> runs = new ConcurrentHashMap<>();
+		try (Redeq first = engine("first"); Redeq second = engine("second")) {
+			JobHandler<String> slow = (payload, delivery) -> {
+				runs.merge(delivery.id() + "#" + delivery.attempt(), 1, Integer::sum);
+				new CountDownLatch(1).await(3, TimeUnit.SECONDS); // three leases long
+			};
+			first.subscribe("slow", String.class, slow, SHORT_LEASE);
+			second.subscribe("slow", String.class, slow, SHORT_LEASE);
+
+			first.client().schedule(Job.builder("slow").id("s").payload("x").build());
+
+			await().atMost(Duration.ofSeconds(15)).until(() -> first.client().find("slow", "s").isEmpty());
+			assertThat(runs).containsExactly(Map.entry("s#1", 1));
+		}
+	}
+
+	@Test
+	void aJobOfAnInstanceThatDiedIsCompletedByAnother() throws Exception {
+		CountDownLatch claimed = new CountDownLatch(1);
+		CountDownLatch never = new CountDownLatch(1);
+		RedisClient doomedClient = RedisClient.create(this.server.uri());
+		Redeq doomed = engine(doomedClient, "doomed");
+		try {
+			doomed.subscribe("work", String.class, (payload, delivery) -> {
+				claimed.countDown();
+				never.await();
+			}, SHORT_LEASE);
+			doomed.client().schedule(Job.builder("work").id("w").payload("x").build());
+			assertThat(claimed.await(10, TimeUnit.SECONDS)).isTrue();
+			// The instance dies: its connections drop and nothing is cleaned up or handed back.
+			doomedClient.shutdown(Duration.ZERO, Duration.ZERO);
+
+			List<Delivery> completedElsewhere = new java.util.concurrent.CopyOnWriteArrayList<>();
+			try (Redeq survivor = engine("survivor")) {
+				survivor.subscribe("work", String.class, (payload, delivery) -> completedElsewhere.add(delivery),
+						SHORT_LEASE);
+				await().atMost(Duration.ofSeconds(15)).until(() -> completedElsewhere.size() == 1);
+				assertThat(completedElsewhere.get(0).id()).isEqualTo("w");
+				assertThat(completedElsewhere.get(0).attempt()).isEqualTo(2);
+				await().atMost(Duration.ofSeconds(5)).until(() -> survivor.client().find("work", "w").isEmpty());
+			}
+		}
+		finally {
+			never.countDown();
+			doomed.close();
+		}
+	}
+
+	@Test
+	void closingLetsRunningHandlersFinishAndHandsBackTheRestAtOnce() {
+		Map<String, Integer> completed = new ConcurrentHashMap<>();
+		CountDownLatch hangUntilClosed = new CountDownLatch(1);
+		CountDownLatch slowGate = new CountDownLatch(1);
+		AtomicInteger started = new AtomicInteger();
+		Redeq redeq = Redeq.builder(this.lettuce).shutdownTimeout(Duration.ofSeconds(3)).build();
+		Subscription subscription = redeq.subscribe("load", String.class, (kind, delivery) -> {
+			started.incrementAndGet();
+			if (kind.equals("hang")) {
+				hangUntilClosed.await();
+			}
+			else if (kind.equals("slow")) {
+				slowGate.await(); // still running when close begins, finishes within the shutdown timeout
+			}
+			completed.merge(delivery.id(), 1, Integer::sum);
+		}, SubscriptionOptions.builder().concurrency(4).timeout(Duration.ofMinutes(5)).build());
+		List<Job> running = List.of(Job.builder("load").id("h0").payload("hang").build(),
+				Job.builder("load").id("h1").payload("hang").build(), Job.builder("load").id("h2").payload("hang").build(),
+				Job.builder("load").id("slow").payload("slow").build());
+		redeq.client().scheduleAll(running);
+		await().atMost(Duration.ofSeconds(10)).until(() -> started.get() == 4);
+		List<Job> waiting = new ArrayList<>();
+		for (int i = 0; i < 30; i++) {
+			waiting.add(Job.builder("load").id("w" + i).payload("quick").build());
+		}
+		redeq.client().scheduleAll(waiting);
+		await().atMost(Duration.ofSeconds(5)).until(() -> redeq.admin().stats("load").ready() == 30);
+
+		long closeStarted = System.nanoTime();
+		Thread closer = new Thread(redeq::close);
+		closer.start();
+		await().atMost(Duration.ofSeconds(5)).until(() -> !subscription.isRunning());
+		slowGate.countDown();
+		await().atMost(Duration.ofSeconds(10)).until(() -> !closer.isAlive());
+		Duration closing = Duration.ofNanos(System.nanoTime() - closeStarted);
+		hangUntilClosed.countDown();
+
+		assertThat(closing).as("close waits the shutdown timeout at most").isLessThan(Duration.ofSeconds(5));
+		assertThat(completed).as("the slow handler finished within the shutdown timeout").containsOnlyKeys("slow");
+		try (Redeq observer = Redeq.builder(this.lettuce).migratorEnabled(false).build()) {
+			assertThat(observer.admin().stats("load")).as("hung jobs READY at once, waiting ones untouched")
+				.isEqualTo(new TopicStats("load", 0, 33, 0, 0));
+			JobInfo handedBack = observer.client().find("load", "h0").orElseThrow();
+			assertThat(handedBack.state()).isEqualTo(JobState.READY);
+			assertThat(handedBack.attempts()).isEqualTo(1);
+		}
+		try (Redeq next = Redeq.builder(this.lettuce).build()) {
+			next.subscribe("load", String.class, (kind, delivery) -> completed.merge(delivery.id(), 1, Integer::sum),
+					SubscriptionOptions.builder().concurrency(4).build());
+			await().atMost(Duration.ofSeconds(20)).until(() -> completed.size() == 34);
+		}
+	}
+
+	@Test
+	void twoInstancesOnOneTopicCompleteEveryJobExactlyOnce() {
+		int total = 3000;
+		Map<String, Integer> completions = new ConcurrentHashMap<>();
+		try (Redeq first = engine("one"); Redeq second = engine("two")) {
+			JobHandler<Integer> handler = (n, delivery) -> completions.merge(delivery.id(), 1, Integer::sum);
+			first.subscribe("shared", Integer.class, handler, SubscriptionOptions.builder().concurrency(4).build());
+			second.subscribe("shared", Integer.class, handler, SubscriptionOptions.builder().concurrency(4).build());
+			List<Job> jobs = new ArrayList<>();
+			for (int i = 0; i < total; i++) {
+				jobs.add(Job.builder("shared").id("s" + i).payload(i).delay(Duration.ofMillis(i % 500)).build());
+			}
+			first.client().scheduleAll(jobs);
+
+			await().atMost(Duration.ofSeconds(30)).until(() -> completions.size() == total);
+			await().atMost(Duration.ofSeconds(5)).until(() -> first.admin().stats("shared").pending() == 0);
+		}
+		assertThat(completions.values()).as("completions per job").containsOnly(1);
+	}
+
+	@Test
+	void anIdleEngineWithFourListenersIssuesFewCommands() {
+		try (Redeq redeq = Redeq.builder(this.lettuce).build()) {
+			for (String topic : List.of("a", "b", "c", "d")) {
+				redeq.subscribe(topic, String.class, (payload, delivery) -> {
+				});
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> redeq.ownedBuckets().length == 16);
+			long before = totalCommands();
+			long start = System.nanoTime();
+			await().pollDelay(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(6)).until(() -> true);
+			double seconds = (System.nanoTime() - start) / 1e9;
+			double perSecond = (totalCommands() - before - 1) / seconds;
+
+			// A generous bound: it catches a busy loop, the benchmark measures the real figure.
+			assertThat(perSecond).as("Redis commands per second of an idle engine").isLessThan(40);
+		}
+	}
+
+	private long totalCommands() {
+		try (StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
+			String stats = connection.sync().info("commandstats");
+			long total = 0;
+			for (String line : stats.split("\r?\n")) {
+				if (line.startsWith("cmdstat_") && !line.startsWith("cmdstat_info") && !line.startsWith("cmdstat_hello")
+						&& !line.startsWith("cmdstat_client")) {
+					total += Long.parseLong(line.replaceAll(".*calls=(\\d+).*", "$1"));
+				}
+			}
+			return total;
+		}
+	}
+
+	private Redeq engine(String instanceId) {
+		return engine(this.lettuce, instanceId);
+	}
+
+	private static Redeq engine(RedisClient client, String instanceId) {
+		return Redeq.builder(client).instanceId(instanceId).lockTtl(Duration.ofSeconds(1)).build();
+	}
+
+}
