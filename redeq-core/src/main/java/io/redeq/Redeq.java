@@ -12,6 +12,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 
 import io.lettuce.core.AbstractRedisClient;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,6 +26,8 @@ import io.redeq.consumer.ConsumerSettings;
 import io.redeq.consumer.TopicConsumer;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.Validate;
+import io.redeq.metrics.MicrometerJobEvents;
+import io.redeq.metrics.SnapshotRefresher;
 import io.redeq.migrator.Migrator;
 import io.redeq.redis.JobQueries;
 import io.redeq.redis.KeySpace;
@@ -83,6 +86,8 @@ public final class Redeq implements AutoCloseable {
 
 	private final Map<String, TopicConsumer> subscriptions = new ConcurrentHashMap<>();
 
+	private final SnapshotRefresher snapshots;
+
 	private volatile boolean closed;
 
 	private Redeq(Builder builder, RedeqOptions options) {
@@ -94,7 +99,9 @@ public final class Redeq implements AutoCloseable {
 		this.store = new RedisJobStore(keys, scripts);
 		this.queries = new JobQueries(keys, scripts);
 		this.codec = new JacksonPayloadCodec(builder.payloadMapper);
-		this.events = builder.events;
+		MicrometerJobEvents meters = (builder.meterRegistry != null) ? new MicrometerJobEvents(builder.meterRegistry)
+				: null;
+		this.events = (meters != null) ? meters : builder.events;
 		this.listeners = List.copyOf(builder.listeners);
 		checkBucketCount();
 		this.migrator = options.migratorEnabled() ? new Migrator(this.store, options, this.instanceId, this.events) : null;
@@ -108,8 +115,14 @@ public final class Redeq implements AutoCloseable {
 			thread.setDaemon(true);
 			return thread;
 		});
+		this.snapshots = new SnapshotRefresher(this.store, this.timers, options.statsRefreshInterval(),
+				() -> java.util.Arrays.stream(ownedBuckets()).boxed().toList(), this::subscribedTopics);
 		if (this.migrator != null) {
 			this.migrator.start();
+		}
+		if (meters != null) {
+			this.snapshots.onRefresh(meters::update);
+			this.snapshots.latest();
 		}
 	}
 
@@ -160,6 +173,21 @@ public final class Redeq implements AutoCloseable {
 	/** Buckets whose due jobs this instance migrates right now. */
 	public int[] ownedBuckets() {
 		return (this.migrator != null) ? this.migrator.ownedBuckets() : new int[0];
+	}
+
+	/**
+	 * What this engine last saw of its queues: counts per topic, migration lag, how long READY jobs
+	 * wait, owned buckets. Refreshed in the background every {@code stats-refresh-interval}, so
+	 * calling it often costs no Redis call; the first call starts the refresh.
+	 */
+	public RedeqSnapshot snapshot() {
+		return this.snapshots.latest();
+	}
+
+	/** Takes a fresh snapshot now (one read per bucket); for health checks that must not be stale. */
+	public RedeqSnapshot refreshSnapshot() {
+		this.snapshots.latest();
+		return this.snapshots.refresh();
 	}
 
 	/** Topics with a running subscription in this engine. */
@@ -286,6 +314,10 @@ public final class Redeq implements AutoCloseable {
 		private Duration commandTimeout = Duration.ofSeconds(10);
 
 		private @Nullable ObjectMapper payloadMapper;
+
+		private @Nullable MeterRegistry meterRegistry;
+
+		private Duration statsRefreshInterval = Duration.ofSeconds(5);
 
 		private @Nullable String instanceId;
 
@@ -416,6 +448,21 @@ public final class Redeq implements AutoCloseable {
 			return this;
 		}
 
+		/** Where redeq records its meters; none means no metrics and no cost. */
+		public Builder meterRegistry(@Nullable MeterRegistry registry) {
+			this.meterRegistry = registry;
+			return this;
+		}
+
+		/**
+		 * How often the background snapshot behind gauges and health is refreshed
+		 * ({@code redeq.stats-refresh-interval}); one read-only script per bucket each time.
+		 */
+		public Builder statsRefreshInterval(Duration interval) {
+			this.statsRefreshInterval = Validate.positive("redeq.stats-refresh-interval", interval);
+			return this;
+		}
+
 		/** Adds a listener told about every job outcome. */
 		public Builder lifecycleListener(JobLifecycleListener listener) {
 			this.listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
@@ -449,7 +496,7 @@ public final class Redeq implements AutoCloseable {
 			return new RedeqOptions(this.prefix, this.buckets, this.maxPending, this.maxPayloadSize, this.migratorEnabled,
 					this.batchSize, this.sweepInterval, this.lockTtl, this.concurrency, this.timeout, this.maxAttempts,
 					this.backoff, this.blocking, this.pollInterval, this.shutdownTimeout, this.deadLetterRetention,
-					this.commandTimeout);
+					this.commandTimeout, this.statsRefreshInterval);
 		}
 
 		/**

@@ -25,12 +25,13 @@ import java.time.Duration;
  * @param shutdownTimeout how long closing waits for running handlers
  * @param deadLetterRetention how long dead jobs are kept
  * @param commandTimeout how long a caller waits for Redis before {@link RedeqUnavailableException}
+ * @param statsRefreshInterval how often the snapshot behind gauges and health is refreshed
  * @since 0.1.0
  */
 public record RedeqOptions(String prefix, int buckets, long maxPending, long maxPayloadSize, boolean migratorEnabled,
 		int batchSize, Duration sweepInterval, Duration lockTtl, int concurrency, Duration timeout, int maxAttempts,
 		Backoff backoff, boolean blocking, Duration pollInterval, Duration shutdownTimeout,
-		Duration deadLetterRetention, Duration commandTimeout) {
+		Duration deadLetterRetention, Duration commandTimeout, Duration statsRefreshInterval) {
 
 	/** Most buckets supported: enough for 256 cluster masters at the advised 4 buckets each. */
 	public static final int MAX_BUCKETS = 1024;

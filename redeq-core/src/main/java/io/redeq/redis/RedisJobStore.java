@@ -222,6 +222,13 @@ public final class RedisJobStore {
 
 	// ---- admin ---------------------------------------------------------------------------
 
+	/** A read-only look at one bucket, for metrics and health. */
+	public CompletionStage<BucketInspection> inspect(int bucket) {
+		CompletionStage<List<Object>> reply = this.scripts.runAsync(Scripts.INSPECT, this.keys.bucketKeys(bucket),
+				this.keys.tag(bucket));
+		return reply.thenApply(BucketInspection::of);
+	}
+
 	public long requeueDead(int bucket, String topic, String jobKey, int max) {
 		Long moved = this.scripts.run(Scripts.REQUEUE_DEAD, this.keys.bucketKeys(bucket), args(bucket, topic, max, jobKey));
 		return moved;

@@ -37,6 +37,8 @@ final class Scripts {
 
 	static final LuaScript RESHARD_REMOVE = LuaScript.job("reshard-remove", ScriptOutputType.INTEGER);
 
+	static final LuaScript INSPECT = LuaScript.job("inspect", ScriptOutputType.MULTI);
+
 	static final LuaScript HEARTBEAT = LuaScript.plain("heartbeat", ScriptOutputType.INTEGER);
 
 	private Scripts() {
