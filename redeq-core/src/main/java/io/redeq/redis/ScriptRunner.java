@@ -10,6 +10,7 @@ import java.util.concurrent.TimeoutException;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
@@ -40,11 +41,47 @@ public final class ScriptRunner {
 		return this.timeout;
 	}
 
-	<T> CompletionStage<T> runAsync(LuaScript script, String[] keys, String... args) {
+	/**
+	 * Runs a script. The reply times out after the command timeout, and a timed-out command is
+	 * cancelled: Lettuce then never sends it if it still waits in its queue (as it does while
+	 * reconnecting), so a call that failed is not applied behind the caller's back later.
+	 */
+	<T> CompletableFuture<T> runAsync(LuaScript script, String[] keys, String... args) {
 		RedisClusterAsyncCommands<String, String> commands = this.connections.commands();
-		CompletionStage<T> bySha = commands.evalsha(script.sha(), script.output(), keys, args);
-		return bySha.exceptionallyCompose((ex) -> isNoScript(ex) ? commands.eval(script.source(), script.output(), keys, args)
-				: CompletableFuture.failedStage(ex));
+		CompletableFuture<T> result = new CompletableFuture<>();
+		RedisFuture<T> bySha = commands.evalsha(script.sha(), script.output(), keys, args);
+		cancelWith(result, bySha);
+		bySha.whenComplete((value, ex) -> {
+			if (ex == null) {
+				result.complete(value);
+			}
+			else if (isNoScript(ex) && !result.isDone()) {
+				RedisFuture<T> bySource = commands.eval(script.source(), script.output(), keys, args);
+				cancelWith(result, bySource);
+				bySource.whenComplete((retried, failure) -> complete(result, retried, failure));
+			}
+			else {
+				result.completeExceptionally(ex);
+			}
+		});
+		return result.orTimeout(this.timeout.toMillis(), TimeUnit.MILLISECONDS);
+	}
+
+	private static <T> void cancelWith(CompletableFuture<T> result, RedisFuture<T> command) {
+		result.whenComplete((value, ex) -> {
+			if (ex != null && !command.isDone()) {
+				command.cancel(false);
+			}
+		});
+	}
+
+	private static <T> void complete(CompletableFuture<T> result, T value, Throwable ex) {
+		if (ex == null) {
+			result.complete(value);
+		}
+		else {
+			result.completeExceptionally(ex);
+		}
 	}
 
 	<T> T run(LuaScript script, String[] keys, String... args) {
@@ -79,8 +116,12 @@ public final class ScriptRunner {
 		if (cause instanceof RedeqException redeq) {
 			return redeq;
 		}
+		if (cause instanceof TimeoutException) {
+			return new RedeqUnavailableException("Redis did not answer " + operation
+					+ " within the redeq command timeout; it may be down or overloaded", cause);
+		}
 		if (cause instanceof RedisConnectionException || cause instanceof RedisCommandTimeoutException
-				|| cause instanceof java.io.IOException) {
+				|| cause instanceof java.io.IOException || cause instanceof java.util.concurrent.CancellationException) {
 			return new RedeqUnavailableException("Redis unavailable during " + operation + ": " + cause.getMessage(), cause);
 		}
 		if (cause instanceof RedisCommandExecutionException) {
