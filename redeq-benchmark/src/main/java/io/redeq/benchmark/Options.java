@@ -52,6 +52,15 @@ final class Options {
 
 	@Nullable String redisUrl;
 
+	/** Engine settings to try other defaults with (0 = redeq's default). */
+	int buckets;
+
+	int sweepMs;
+
+	int lockTtlMs;
+
+	int migrateBatch;
+
 	/** Records every top-level command in SLOWLOG and prints per-script time (adds overhead). */
 	boolean profile;
 
@@ -99,6 +108,10 @@ final class Options {
 						case "--consumers" -> o.consumers = positive(arg, value);
 						case "--batch" -> o.batch = positive(arg, value);
 						case "--redis" -> o.redisUrl = value;
+						case "--buckets" -> o.buckets = positive(arg, value);
+						case "--sweep-ms" -> o.sweepMs = positive(arg, value);
+						case "--lock-ttl-ms" -> o.lockTtlMs = positive(arg, value);
+						case "--migrate-batch" -> o.migrateBatch = positive(arg, value);
 						default -> throw new IllegalArgumentException("Unknown option " + arg + "\n" + usage());
 					}
 				}
@@ -162,6 +175,8 @@ final class Options {
 				  --batch N            jobs per scheduleAll call (default 1000)
 				  --redis URL          use this Redis (redis://host:port) instead of starting one;
 				                       it is not flushed: every workload uses a fresh key prefix
+				  --buckets N, --sweep-ms N, --lock-ttl-ms N, --migrate-batch N
+				                       engine settings other than redeq's defaults (to try a change)
 				  --profile            log every command in SLOWLOG and print time per script (slower)
 				  --smoke              tiny sizes, a few seconds in all
 				""";
