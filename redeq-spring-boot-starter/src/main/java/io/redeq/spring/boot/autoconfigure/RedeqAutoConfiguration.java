@@ -16,7 +16,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.util.ClassUtils;
 
 import io.redeq.JobLifecycleListener;
 import io.redeq.Redeq;
@@ -37,9 +37,26 @@ import io.redeq.spring.transaction.TransactionAwareRedeqClient;
 @ConditionalOnClass({ Redeq.class, LettuceConnectionFactory.class })
 @ConditionalOnBooleanProperty(name = "redeq.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RedeqProperties.class)
-@Import({ RedeqAutoConfiguration.EngineConfiguration.class, RedeqAutoConfiguration.TransactionalClientConfiguration.class,
-		RedeqAutoConfiguration.ClientConfiguration.class, RedeqListenerConfiguration.class })
+@Import({ RedeqAutoConfiguration.EngineConfiguration.class, RedeqListenerConfiguration.class })
 public final class RedeqAutoConfiguration {
+
+	private static final boolean TRANSACTIONS_PRESENT = ClassUtils.isPresent(
+			"org.springframework.transaction.support.TransactionSynchronizationManager",
+			RedeqAutoConfiguration.class.getClassLoader());
+
+	/**
+	 * The client, transaction-aware unless {@code redeq.transactional=false} or spring-tx is
+	 * absent. One method rather than two conditional configurations, whose order Spring does not
+	 * guarantee for nested classes.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	RedeqClient redeqClient(Redeq redeq, RedeqProperties properties) {
+		if (properties.isTransactional() && TRANSACTIONS_PRESENT) {
+			return new TransactionAwareRedeqClient(redeq.client());
+		}
+		return redeq.client();
+	}
 
 	@Bean
 	@ConditionalOnMissingBean
@@ -92,30 +109,6 @@ public final class RedeqAutoConfiguration {
 				lettuce.start();
 			}
 			return lettuce.getRequiredNativeClient();
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(TransactionSynchronizationManager.class)
-	@ConditionalOnBooleanProperty(name = "redeq.transactional", matchIfMissing = true)
-	static class TransactionalClientConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		RedeqClient redeqClient(Redeq redeq) {
-			return new TransactionAwareRedeqClient(redeq.client());
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class ClientConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		RedeqClient redeqClient(Redeq redeq) {
-			return redeq.client();
 		}
 
 	}

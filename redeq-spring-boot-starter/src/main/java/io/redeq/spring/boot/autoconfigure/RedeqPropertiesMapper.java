@@ -90,7 +90,11 @@ final class RedeqPropertiesMapper {
 		return value;
 	}
 
-	/** Prefixes the core's "backoff.max must ..." messages with the property group they belong to. */
+	/**
+	 * Prefixes the core's "backoff.max must ..." messages with the property group they belong to.
+	 * The core's exception is not kept as the cause: its message is contained whole, and the
+	 * root cause is what users and analyzers read.
+	 */
 	private static <T> T named(String key, Supplier<T> factory) {
 		try {
 			return factory.get();
@@ -98,8 +102,7 @@ final class RedeqPropertiesMapper {
 		catch (IllegalArgumentException ex) {
 			String message = String.valueOf(ex.getMessage());
 			throw new IllegalArgumentException(
-					message.startsWith("backoff.") ? key + message.substring("backoff".length()) : key + ": " + message,
-					ex);
+					message.startsWith("backoff.") ? key + message.substring("backoff".length()) : key + ": " + message);
 		}
 	}
 
