@@ -1,0 +1,114 @@
+package io.redeq.example.order;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalTime;
+import java.time.ZoneId;
+import java.time.temporal.ChronoUnit;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.stereotype.Service;
+
+import io.redeq.Job;
+import io.redeq.RedeqClient;
+
+/**
+ * Places, pays and cancels orders (kept in memory). Each new order gets an {@code order.timeout}
+ * job with the order's id as the job id, so paying can cancel exactly that job.
+ */
+@Service
+public class OrderService {
+
+	static final String TIMEOUT_TOPIC = "order.timeout";
+
+	private static final Logger logger = LoggerFactory.getLogger(OrderService.class);
+
+	private final Map<Long, Order> orders = new ConcurrentHashMap<>();
+
+	private final AtomicLong ids = new AtomicLong();
+
+	private final RedeqClient redeq;
+
+	private final Duration paymentTimeout;
+
+	OrderService(RedeqClient redeq, @Value("${example.order.payment-timeout:30s}") Duration paymentTimeout) {
+		this.redeq = redeq;
+		this.paymentTimeout = paymentTimeout;
+	}
+
+	public Order create(String item) {
+		long id = this.ids.incrementAndGet();
+		Instant now = Instant.now();
+		Order order = new Order(id, item, Order.Status.AWAITING_PAYMENT, now, now.plus(this.paymentTimeout));
+		this.orders.put(id, order);
+		this.redeq.schedule(Job.builder(TIMEOUT_TOPIC)
+			.id(jobId(id))
+			.payload(new OrderTimeout(id))
+			.delay(this.paymentTimeout)
+			.build());
+		logger.info("Order {} ({}) created; it will be cancelled at {} unless paid", id, item, clock(order.payBy()));
+		return order;
+	}
+
+	/** Pays an order still awaiting payment, and cancels its timeout. */
+	public Optional<Order> pay(long id) {
+		Order paid = this.orders.computeIfPresent(id,
+				(key, order) -> (order.status() == Order.Status.AWAITING_PAYMENT) ? order.with(Order.Status.PAID)
+						: order);
+		if (paid == null) {
+			return Optional.empty();
+		}
+		if (paid.status() == Order.Status.PAID) {
+			boolean cancelled = this.redeq.cancel(TIMEOUT_TOPIC, jobId(id));
+			logger.info("Order {} paid; {}", id,
+					cancelled ? "its timeout is cancelled" : "its timeout had already started and will find it paid");
+		}
+		else {
+			logger.info("Order {} cannot be paid: it is {}", id, paid.status());
+		}
+		return Optional.of(paid);
+	}
+
+	/** Cancels an order that is still unpaid; called when its timeout is due. */
+	void cancelUnpaid(long id) {
+		Order before = this.orders.get(id);
+		Order after = this.orders.computeIfPresent(id,
+				(key, order) -> (order.status() == Order.Status.AWAITING_PAYMENT) ? order.with(Order.Status.CANCELLED)
+						: order);
+		if (after == null) {
+			logger.info("Timeout for order {}: no such order (this demo keeps orders in memory only)", id);
+		}
+		else if (before != null && before.status() == Order.Status.AWAITING_PAYMENT
+				&& after.status() == Order.Status.CANCELLED) {
+			logger.info("Order {} was not paid within {}s; cancelled it", id, this.paymentTimeout.toSeconds());
+		}
+		else {
+			logger.info("Timeout for order {}: nothing to do, it is {}", id, after.status());
+		}
+	}
+
+	public Optional<Order> find(long id) {
+		return Optional.ofNullable(this.orders.get(id));
+	}
+
+	public Collection<Order> all() {
+		return this.orders.values();
+	}
+
+	static String jobId(long orderId) {
+		return "order-" + orderId;
+	}
+
+	private static LocalTime clock(Instant instant) {
+		return LocalTime.ofInstant(instant, ZoneId.systemDefault()).truncatedTo(ChronoUnit.SECONDS);
+	}
+
+}

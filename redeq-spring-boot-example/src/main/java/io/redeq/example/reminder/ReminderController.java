@@ -1,0 +1,64 @@
+package io.redeq.example.reminder;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+import io.redeq.DeadJob;
+import io.redeq.RedeqAdmin;
+import io.redeq.RedeqClient;
+
+/**
+ * {@code POST /reminders {"to": "ada", "text": "...", "in": "10s"}} schedules a reminder;
+ * {@code GET /reminders/dead} lists the ones that failed every attempt, and
+ * {@code POST /reminders/dead/{id}/requeue} gives one a fresh set of attempts.
+ */
+@RestController
+@RequestMapping("/reminders")
+class ReminderController {
+
+	private static final Logger logger = LoggerFactory.getLogger(ReminderController.class);
+
+	private final RedeqClient redeq;
+
+	private final RedeqAdmin admin;
+
+	ReminderController(RedeqClient redeq, RedeqAdmin admin) {
+		this.redeq = redeq;
+		this.admin = admin;
+	}
+
+	@PostMapping
+	ResponseEntity<Map<String, String>> schedule(@RequestBody Map<String, String> body) {
+		Reminder reminder = new Reminder(body.getOrDefault("to", "you"), body.getOrDefault("text", "hello"));
+		Duration in = DurationStyle.detectAndParse(body.getOrDefault("in", "5s"));
+		String id = this.redeq.schedule("reminder", reminder, in);
+		logger.info("Reminder for {} scheduled in {}s (job {})", reminder.to(), in.toSeconds(), id);
+		return ResponseEntity.status(HttpStatus.CREATED).body(Map.of("id", id));
+	}
+
+	@GetMapping("/dead")
+	List<DeadJob> dead() {
+		return this.admin.deadJobs("reminder", 0, 50);
+	}
+
+	@PostMapping("/dead/{id}/requeue")
+	ResponseEntity<Void> requeue(@PathVariable String id) {
+		return this.admin.requeueDead("reminder", id) ? ResponseEntity.noContent().build()
+				: ResponseEntity.notFound().build();
+	}
+
+}

@@ -1,0 +1,116 @@
+package io.redeq.spring.boot.autoconfigure;
+
+import io.lettuce.core.AbstractRedisClient;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.util.ClassUtils;
+
+import io.redeq.JobLifecycleListener;
+import io.redeq.Redeq;
+import io.redeq.RedeqAdmin;
+import io.redeq.RedeqClient;
+import io.redeq.spring.transaction.TransactionAwareRedeqClient;
+
+/**
+ * Auto-configuration of redeq: a {@link Redeq} engine on the native Lettuce client of the
+ * application's {@link LettuceConnectionFactory} (so {@code spring.data.redis.*} is the one Redis
+ * configuration), its {@link RedeqClient} and {@link RedeqAdmin}, and
+ * {@link io.redeq.spring.RedeqListener @RedeqListener} methods.
+ *
+ * @since 0.1.0
+ */
+@AutoConfiguration(after = DataRedisAutoConfiguration.class,
+		afterName = "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration")
+@ConditionalOnClass({ Redeq.class, LettuceConnectionFactory.class })
+@ConditionalOnBooleanProperty(name = "redeq.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RedeqProperties.class)
+@Import({ RedeqAutoConfiguration.EngineConfiguration.class, RedeqListenerConfiguration.class })
+public final class RedeqAutoConfiguration {
+
+	private static final boolean TRANSACTIONS_PRESENT = ClassUtils.isPresent(
+			"org.springframework.transaction.support.TransactionSynchronizationManager",
+			RedeqAutoConfiguration.class.getClassLoader());
+
+	/**
+	 * The client, transaction-aware unless {@code redeq.transactional=false} or spring-tx is
+	 * absent. One method rather than two conditional configurations, whose order Spring does not
+	 * guarantee for nested classes.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	RedeqClient redeqClient(Redeq redeq, RedeqProperties properties) {
+		if (properties.isTransactional() && TRANSACTIONS_PRESENT) {
+			return new TransactionAwareRedeqClient(redeq.client());
+		}
+		return redeq.client();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RedeqAdmin redeqAdmin(Redeq redeq) {
+		return redeq.admin();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnMissingBean(Redeq.class)
+	static class EngineConfiguration {
+
+		@Bean(destroyMethod = "close")
+		Redeq redeq(RedeqProperties properties, ObjectProvider<RedisConnectionFactory> connectionFactory,
+				ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<ObjectMapper> objectMapper,
+				ObjectProvider<JobLifecycleListener> lifecycleListeners,
+				ObjectProvider<RedeqBuilderCustomizer> customizers) {
+			Redeq.Builder builder = Redeq.builder(nativeClient(connectionFactory));
+			RedeqPropertiesMapper.apply(properties, builder);
+			ObjectMapper mapper = jsonMapper.getIfUnique();
+			if (mapper == null) {
+				mapper = objectMapper.getIfUnique();
+			}
+			if (mapper != null) {
+				builder.payloadMapper(mapper);
+			}
+			lifecycleListeners.orderedStream().forEach(builder::lifecycleListener);
+			customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
+			return builder.build();
+		}
+
+		@Bean
+		RedeqEngineLifecycle redeqEngineLifecycle(Redeq redeq) {
+			return new RedeqEngineLifecycle(redeq);
+		}
+
+		/**
+		 * The factory's own Lettuce client; redeq never closes it (the factory does). A factory
+		 * created with early startup off is started here, since its client exists only once it
+		 * runs.
+		 */
+		private static AbstractRedisClient nativeClient(ObjectProvider<RedisConnectionFactory> provider) {
+			RedisConnectionFactory factory = provider.getIfUnique();
+			if (factory == null) {
+				throw new RedeqConnectionFactoryException(provider.stream().count(), null);
+			}
+			if (!(factory instanceof LettuceConnectionFactory lettuce)) {
+				throw new RedeqConnectionFactoryException(1, factory.getClass());
+			}
+			if (!lettuce.isRunning()) {
+				lettuce.start();
+			}
+			return lettuce.getRequiredNativeClient();
+		}
+
+	}
+
+}

@@ -1,0 +1,220 @@
+package io.redeq.spring.boot.autoconfigure;
+
+import java.time.Duration;
+
+import io.lettuce.core.RedisClient;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import io.redeq.Backoff;
+import io.redeq.JobLifecycleListener;
+import io.redeq.Redeq;
+import io.redeq.RedeqAdmin;
+import io.redeq.RedeqClient;
+import io.redeq.RedeqOptions;
+import io.redeq.spring.listener.RedeqListenerAnnotationBeanPostProcessor;
+import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
+import io.redeq.spring.transaction.TransactionAwareRedeqClient;
+import io.redeq.test.RedisServer;
+import io.redeq.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link RedeqAutoConfiguration} building a running engine against a real redis-server:
+ * defaults, every property, user beans, the switches, and the failures that need Redis.
+ */
+@RedisTest
+class RedeqAutoConfigurationIntegrationTests {
+
+	private final ApplicationContextRunner runner;
+
+	private final RedisServer server;
+
+	RedeqAutoConfigurationIntegrationTests(RedisServer server) {
+		this.server = server;
+		this.runner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedeqAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.host=" + server.host(), "spring.data.redis.port=" + server.port());
+	}
+
+	@Test
+	void defaultsMatchTheContract() {
+		this.runner.run((context) -> {
+			assertThat(context).hasSingleBean(Redeq.class);
+			assertThat(context).hasSingleBean(RedeqAdmin.class);
+			assertThat(context).hasSingleBean(RedeqListenerEndpointRegistry.class);
+			assertThat(context).hasBean(RedeqListenerAnnotationBeanPostProcessor.BEAN_NAME);
+			assertThat(context.getBean(RedeqClient.class)).isInstanceOf(TransactionAwareRedeqClient.class);
+			RedeqOptions options = context.getBean(Redeq.class).options();
+			assertThat(options).isEqualTo(new RedeqOptions("redeq", 16, 1_000_000, 512 * 1024, true, 1000,
+					Duration.ofSeconds(1), Duration.ofSeconds(10), 1, Duration.ofMinutes(5), 3,
+					new Backoff(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(10), 0.2), true, Duration.ofSeconds(5),
+					Duration.ofSeconds(20), Duration.ofDays(7), Duration.ofSeconds(10)));
+		});
+	}
+
+	@Test
+	void everyPropertyReachesTheEngine() {
+		this.runner
+			.withPropertyValues("redeq.prefix=shop", "redeq.buckets=4", "redeq.max-pending=500",
+					"redeq.max-payload-size=2KB", "redeq.migrator.enabled=false", "redeq.migrator.batch-size=50",
+					"redeq.migrator.sweep-interval=3s", "redeq.migrator.lock-ttl=30s", "redeq.consumer.concurrency=7",
+					"redeq.consumer.timeout=45s", "redeq.consumer.max-attempts=9", "redeq.consumer.blocking=false",
+					"redeq.consumer.poll-interval=250ms", "redeq.consumer.backoff.initial=2s",
+					"redeq.consumer.backoff.multiplier=3", "redeq.consumer.backoff.max=1m",
+					"redeq.consumer.backoff.jitter=0", "redeq.shutdown-timeout=4s", "redeq.dead-letter.retention=1d",
+					"redeq.command-timeout=3s")
+			.run((context) -> {
+				RedeqOptions options = context.getBean(Redeq.class).options();
+				assertThat(options).isEqualTo(new RedeqOptions("shop", 4, 500, 2048, false, 50, Duration.ofSeconds(3),
+						Duration.ofSeconds(30), 7, Duration.ofSeconds(45), 9,
+						new Backoff(Duration.ofSeconds(2), 3.0, Duration.ofMinutes(1), 0.0), false,
+						Duration.ofMillis(250), Duration.ofSeconds(4), Duration.ofDays(1), Duration.ofSeconds(3)));
+			});
+	}
+
+	@Test
+	void engineRunsOnTheConnectionFactorysClientAndLeavesItOpen(RedisClient unused) {
+		this.runner.run((context) -> {
+			Redeq redeq = context.getBean(Redeq.class);
+			LettuceConnectionFactory factory = context.getBean(LettuceConnectionFactory.class);
+			String id = context.getBean(RedeqClient.class).schedule("smoke", "hello", Duration.ofHours(1));
+			assertThat(context.getBean(RedeqClient.class).find("smoke", id)).isPresent();
+			redeq.close();
+			// redeq closed its own connections only; the factory's client still works.
+			assertThat(factory.getConnection().ping()).isEqualTo("PONG");
+		});
+	}
+
+	@Test
+	void transactionalFalseGivesThePlainClient() {
+		this.runner.withPropertyValues("redeq.transactional=false").run((context) -> {
+			assertThat(context.getBean(RedeqClient.class)).isNotInstanceOf(TransactionAwareRedeqClient.class)
+				.isSameAs(context.getBean(Redeq.class).client());
+		});
+	}
+
+	@Test
+	void consumerDisabledMakesAProducerOnlyApplication() {
+		this.runner.withPropertyValues("redeq.consumer.enabled=false").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(RedeqClient.class);
+			assertThat(context).doesNotHaveBean(RedeqListenerEndpointRegistry.class);
+			assertThat(context).doesNotHaveBean(RedeqListenerAnnotationBeanPostProcessor.BEAN_NAME);
+		});
+	}
+
+	@Test
+	void userBeansWin(RedisClient lettuce) {
+		Redeq own = Redeq.builder(lettuce).prefix("own").build();
+		RedeqClient client = own.client();
+		RedeqAdmin admin = own.admin();
+		try {
+			this.runner.withBean(Redeq.class, () -> own)
+				.withBean(RedeqClient.class, () -> client)
+				.withBean(RedeqAdmin.class, () -> admin)
+				.run((context) -> {
+					assertThat(context.getBean(Redeq.class)).isSameAs(own);
+					assertThat(context.getBean(RedeqClient.class)).isSameAs(client);
+					assertThat(context.getBean(RedeqAdmin.class)).isSameAs(admin);
+					assertThat(context).doesNotHaveBean(RedeqEngineLifecycle.class);
+				});
+			this.runner.withBean(Redeq.class, () -> own).run((context) -> {
+				// The client and admin come from the user's engine.
+				assertThat(context.getBean(RedeqAdmin.class)).isSameAs(own.admin());
+				assertThat(((TransactionAwareRedeqClient) context.getBean(RedeqClient.class)).getTargetClient())
+					.isSameAs(own.client());
+			});
+		}
+		finally {
+			own.close();
+		}
+	}
+
+	@Test
+	void lifecycleListenerAndCustomizerBeansReachTheBuilder() {
+		JobLifecycleListener listener = new JobLifecycleListener() {
+		};
+		this.runner.withBean(JobLifecycleListener.class, () -> listener)
+			.withBean(RedeqBuilderCustomizer.class, () -> (builder) -> builder.instanceId("custom-instance"))
+			.run((context) -> assertThat(context.getBean(Redeq.class).instanceId()).isEqualTo("custom-instance"));
+	}
+
+	@Test
+	void invalidTopicOverrideFailsNamingTheKey() {
+		this.runner.withPropertyValues("redeq.topics.order.timeout.concurrency=0").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessage("redeq.topics.order.timeout.concurrency must be at least 1, but was 0");
+			FailureAnalysis analysis = new RedeqConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis.getAction()).startsWith("Update redeq.topics.order.timeout.concurrency in");
+		});
+	}
+
+	@Test
+	void topicOverridesAcceptDottedAndBracketedTopicNames() {
+		this.runner
+			.withPropertyValues("redeq.topics.order.timeout.concurrency=8", "redeq.topics.order.timeout.timeout=30s",
+					"redeq.topics[reminder.email].max-attempts=5", "redeq.topics[reminder.email].backoff.initial=3s",
+					"redeq.topics.plain.backoff.max=1h")
+			.run((context) -> {
+				PropertiesListenerDefaults defaults = new PropertiesListenerDefaults(TopicOverrides
+					.resolve(context.getEnvironment(), context.getBean(RedeqProperties.class)),
+						new RedeqProperties.Backoff());
+				assertThat(defaults.topics()).containsOnlyKeys("order.timeout", "reminder.email", "plain");
+				assertThat(defaults.topics().get("order.timeout").getConcurrency()).isEqualTo(8);
+				assertThat(defaults.topics().get("order.timeout").getTimeout()).isEqualTo(Duration.ofSeconds(30));
+				assertThat(defaults.topics().get("reminder.email").getMaxAttempts()).isEqualTo(5);
+				assertThat(defaults.topics().get("reminder.email").getBackoff().getInitial())
+					.isEqualTo(Duration.ofSeconds(3));
+				assertThat(defaults.topics().get("plain").getBackoff().getMax()).isEqualTo(Duration.ofHours(1));
+				RedeqOptions engine = context.getBean(Redeq.class).options();
+				assertThat(defaults.forTopic("order.timeout").build().concurrency(engine)).isEqualTo(8);
+				assertThat(defaults.forTopic("reminder.email").build().backoff(engine))
+					.isEqualTo(new Backoff(Duration.ofSeconds(3), 2.0, Duration.ofMinutes(10), 0.2));
+				assertThat(defaults.forTopic("other").build().concurrency(engine)).isEqualTo(1);
+			});
+	}
+
+	@Test
+	void bucketCountDifferentFromRedisFailsWithAnalysis() {
+		this.runner.withPropertyValues("redeq.buckets=16").run((context) -> assertThat(context).hasNotFailed());
+		this.runner.withPropertyValues("redeq.buckets=32").run((context) -> {
+			assertThat(context).hasFailed();
+			FailureAnalysis analysis = new BucketCountMismatchFailureAnalyzer().analyze(context.getStartupFailure());
+			assertThat(analysis.getDescription()).contains("holds jobs in 16 buckets in Redis, but 32 buckets are configured");
+			assertThat(analysis.getAction()).startsWith("Set redeq.buckets=16");
+		});
+	}
+
+	@Test
+	void startsWhileRedisIsDownAndWorksOnceItIsUp() {
+		RedisServer late = new RedisServer();
+		try {
+			// Reserve a port by starting and stopping a server; the same server restarts on it.
+			late.start();
+			int port = late.port();
+			late.stop();
+			this.runner.withPropertyValues("spring.data.redis.port=" + port, "redeq.command-timeout=1s")
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					late.start();
+					assertThat(late.port()).isEqualTo(port);
+					org.awaitility.Awaitility.await()
+						.atMost(Duration.ofSeconds(20))
+						.ignoreExceptions()
+						.until(() -> context.getBean(RedeqClient.class).schedule("late", "x", Duration.ZERO) != null);
+				});
+		}
+		finally {
+			late.close();
+		}
+	}
+
+}

@@ -1,0 +1,441 @@
+package io.redeq.spring.listener;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.PropertyNamingStrategies;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.NestedExceptionUtils;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+
+import io.redeq.DeadJob;
+import io.redeq.Delivery;
+import io.redeq.JobLifecycleListener;
+import io.redeq.Redeq;
+import io.redeq.RedeqAdmin;
+import io.redeq.RedeqClient;
+import io.redeq.spring.RedeqListener;
+import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
+import io.redeq.test.RedisServer;
+import io.redeq.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@code @RedeqListener} discovery and delivery in a Spring context against a real redis-server.
+ */
+@RedisTest
+class RedeqListenerIntegrationTests {
+
+	record Item(String skuCode, int quantity) {
+	}
+
+	private final ApplicationContextRunner runner;
+
+	RedeqListenerIntegrationTests(RedisServer server) {
+		this.runner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedeqAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.host=" + server.host(), "spring.data.redis.port=" + server.port(),
+					"redeq.consumer.backoff.initial=50ms", "redeq.consumer.backoff.jitter=0");
+	}
+
+	static class Received {
+
+		final List<Object> payloads = new CopyOnWriteArrayList<>();
+
+		final List<Delivery> deliveries = new CopyOnWriteArrayList<>();
+
+	}
+
+	static class TypedListeners {
+
+		final Received received = new Received();
+
+		@RedeqListener(topic = "records")
+		public void onRecord(Item item, Delivery delivery) {
+			this.received.payloads.add(item);
+			this.received.deliveries.add(delivery);
+		}
+
+		// Delivery first, package-private: both allowed.
+		@RedeqListener(topic = "strings")
+		void onString(Delivery delivery, String text) {
+			this.received.payloads.add(text);
+		}
+
+		@RedeqListener(topic = "lists")
+		public void onList(List<Item> items) {
+			// Reading items.get(0) as an Item proves the generic type reached Jackson.
+			this.received.payloads.add(items.get(0));
+		}
+
+	}
+
+	@Test
+	void deliversTypedPayloadsWithTheirDelivery() {
+		this.runner.withBean(TypedListeners.class).run((context) -> {
+			RedeqClient client = context.getBean(RedeqClient.class);
+			Received received = context.getBean(TypedListeners.class).received;
+			String id = client.schedule("records", new Item("apple", 3), Duration.ofMillis(100));
+			client.schedule("strings", "hello", Duration.ZERO);
+			client.schedule("lists", List.of(new Item("pear", 1), new Item("fig", 2)), Duration.ZERO);
+			await().atMost(Duration.ofSeconds(10)).until(() -> received.payloads.size() == 3);
+			assertThat(received.payloads).containsExactlyInAnyOrder(new Item("apple", 3), "hello", new Item("pear", 1));
+			Delivery delivery = received.deliveries.get(0);
+			assertThat(delivery.id()).isEqualTo(id);
+			assertThat(delivery.topic()).isEqualTo("records");
+			assertThat(delivery.attempt()).isEqualTo(1);
+			assertThat(context.getBean(RedeqListenerEndpointRegistry.class).listeners()).containsOnlyKeys("records",
+					"strings", "lists");
+		});
+	}
+
+	static class PlaceholderListener {
+
+		final Set<String> threads = ConcurrentHashMap.newKeySet();
+
+		final CountDownLatch release = new CountDownLatch(1);
+
+		final AtomicInteger running = new AtomicInteger();
+
+		@RedeqListener(topic = "${app.topic}", concurrency = "${app.concurrency}", maxAttempts = "#{1 + 1}",
+				timeout = "${app.timeout:45s}")
+		public void handle(String payload) throws InterruptedException {
+			this.running.incrementAndGet();
+			this.threads.add(Thread.currentThread().getName());
+			this.release.await(20, TimeUnit.SECONDS);
+		}
+
+	}
+
+	@Test
+	void resolvesPlaceholdersAndRunsAtTheResolvedConcurrency() {
+		this.runner.withBean(PlaceholderListener.class)
+			.withPropertyValues("app.topic=resolved.topic", "app.concurrency=3")
+			.run((context) -> {
+				ListenerMethod listener = context.getBean(RedeqListenerEndpointRegistry.class)
+					.listeners()
+					.get("resolved.topic");
+				assertThat(listener.concurrency()).isEqualTo(3);
+				assertThat(listener.maxAttempts()).isEqualTo(2);
+				assertThat(listener.timeout()).isEqualTo(Duration.ofSeconds(45));
+				PlaceholderListener bean = context.getBean(PlaceholderListener.class);
+				RedeqClient client = context.getBean(RedeqClient.class);
+				for (int i = 0; i < 4; i++) {
+					client.schedule("resolved.topic", "job-" + i, Duration.ZERO);
+				}
+				await().atMost(Duration.ofSeconds(10)).until(() -> bean.running.get() == 3);
+				assertThat(bean.threads).hasSize(3);
+				bean.release.countDown();
+				await().atMost(Duration.ofSeconds(10)).until(() -> bean.running.get() == 4);
+			});
+	}
+
+	@Test
+	void topicPropertiesApplyWhenTheAnnotationLeavesThemEmpty() {
+		this.runner.withBean(PlaceholderListener.class)
+			.withPropertyValues("app.topic=order.timeout", "app.concurrency=", "redeq.topics.order.timeout.concurrency=2")
+			.run((context) -> {
+				PlaceholderListener bean = context.getBean(PlaceholderListener.class);
+				RedeqClient client = context.getBean(RedeqClient.class);
+				for (int i = 0; i < 3; i++) {
+					client.schedule("order.timeout", "job-" + i, Duration.ZERO);
+				}
+				await().atMost(Duration.ofSeconds(10)).until(() -> bean.running.get() == 2);
+				assertThat(context.getBean(RedeqAdmin.class).stats("order.timeout").inFlight()).isEqualTo(2);
+				bean.release.countDown();
+				await().atMost(Duration.ofSeconds(10)).until(() -> bean.running.get() == 3);
+			});
+	}
+
+	static class FailingListener {
+
+		final List<Integer> attempts = new CopyOnWriteArrayList<>();
+
+		@RedeqListener(topic = "failing", maxAttempts = "2")
+		public void handle(Item item, Delivery delivery) {
+			this.attempts.add(delivery.attempt());
+			throw new IllegalStateException("warehouse " + item.skuCode() + " is closed");
+		}
+
+	}
+
+	static class Outcomes implements JobLifecycleListener {
+
+		final List<String> events = new CopyOnWriteArrayList<>();
+
+		@Override
+		public void onRetry(Delivery delivery, Throwable error, java.time.Instant nextAttemptAt) {
+			this.events.add("retry:" + error.getClass().getSimpleName() + ":" + error.getMessage());
+		}
+
+		@Override
+		public void onDead(Delivery delivery, String reason) {
+			this.events.add("dead:" + delivery.id());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SnakeCaseMapper {
+
+		@Bean
+		JsonMapper jsonMapper() {
+			return JsonMapper.builder().propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE).build();
+		}
+
+	}
+
+	@Test
+	void retriesThenBuriesWithTheListenersOwnExceptionAndUsesTheApplicationsMapper() {
+		this.runner.withBean(FailingListener.class)
+			.withBean(Outcomes.class)
+			.withUserConfiguration(SnakeCaseMapper.class)
+			.run((context) -> {
+				String id = context.getBean(RedeqClient.class).schedule("failing", new Item("apple", 1), Duration.ZERO);
+				RedeqAdmin admin = context.getBean(RedeqAdmin.class);
+				await().atMost(Duration.ofSeconds(10)).until(() -> admin.stats("failing").dead() == 1);
+				assertThat(context.getBean(FailingListener.class).attempts).containsExactly(1, 2);
+				DeadJob dead = admin.deadJobs("failing", 0, 10).get(0);
+				assertThat(dead.id()).isEqualTo(id);
+				assertThat(dead.lastError()).contains("IllegalStateException")
+					.contains("warehouse apple is closed")
+					.doesNotContain("InvocationTargetException");
+				assertThat(dead.payload()).contains("\"sku_code\"");
+				assertThat(context.getBean(Outcomes.class).events).containsExactly(
+						"retry:IllegalStateException:warehouse apple is closed", "dead:" + id);
+			});
+	}
+
+	interface Greeter {
+
+		void greet(String name);
+
+	}
+
+	static class ProxiedListener {
+
+		final List<String> received = new CopyOnWriteArrayList<>();
+
+		@RedeqListener(topic = "proxied")
+		public void handle(String name) {
+			this.received.add(name);
+		}
+
+		// Through the proxy: a CGLIB proxy's own fields are never initialised.
+		public List<String> received() {
+			return this.received;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ClassProxying {
+
+		static final List<String> intercepted = new CopyOnWriteArrayList<>();
+
+		// Ordered first, as Spring's auto-proxy creators are (AopConfigUtils gives them HIGHEST_PRECEDENCE).
+		@Bean
+		static OrderedProxyingPostProcessor classProxies() {
+			return new OrderedProxyingPostProcessor();
+		}
+
+		static final class OrderedProxyingPostProcessor implements BeanPostProcessor, org.springframework.core.Ordered {
+
+				@Override
+				public int getOrder() {
+					return HIGHEST_PRECEDENCE;
+				}
+
+				@Override
+				public Object postProcessAfterInitialization(Object bean, String beanName) {
+					if (!(bean instanceof ProxiedListener)) {
+						return bean;
+					}
+					ProxyFactory factory = new ProxyFactory(bean);
+					factory.setProxyTargetClass(true);
+					factory.addAdvice((org.aopalliance.intercept.MethodInterceptor) (invocation) -> {
+						intercepted.add(invocation.getMethod().getName());
+						return invocation.proceed();
+					});
+					return factory.getProxy();
+				}
+
+		}
+
+	}
+
+	@Test
+	void findsListenersOnProxiedBeansAndCallsThroughTheProxy() {
+		this.runner.withBean(ProxiedListener.class).withUserConfiguration(ClassProxying.class).run((context) -> {
+			ProxiedListener proxy = context.getBean(ProxiedListener.class);
+			assertThat(org.springframework.aop.support.AopUtils.isCglibProxy(proxy)).isTrue();
+			context.getBean(RedeqClient.class).schedule("proxied", "ada", Duration.ZERO);
+			await().atMost(Duration.ofSeconds(10)).until(() -> proxy.received().size() == 1);
+			assertThat(ClassProxying.intercepted).contains("handle");
+		});
+	}
+
+	static class SilentListener {
+
+		final AtomicInteger calls = new AtomicInteger();
+
+		@RedeqListener(topic = "silent")
+		public void handle(String payload) {
+			this.calls.incrementAndGet();
+		}
+
+		// Invalid on purpose: producer-only mode must not even check listeners.
+		@RedeqListener(topic = "silent.invalid")
+		public void invalid(String a, String b) {
+		}
+
+	}
+
+	@Test
+	void producerOnlyModeSchedulesButNeverConsumes() {
+		this.runner.withBean(SilentListener.class).withPropertyValues("redeq.consumer.enabled=false").run((context) -> {
+			assertThat(context).hasNotFailed();
+			String id = context.getBean(RedeqClient.class).schedule("silent", "x", Duration.ZERO);
+			// The migrator still runs: the job becomes READY and stays there for another application.
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> context.getBean(RedeqClient.class)
+					.find("silent", id)
+					.map((info) -> info.state() == io.redeq.JobState.READY)
+					.orElse(false));
+			assertThat(context.getBean(Redeq.class).subscribedTopics()).isEmpty();
+			assertThat(context.getBean(SilentListener.class).calls).hasValue(0);
+		});
+	}
+
+	static class TwoParameters {
+
+		@RedeqListener(topic = "bad")
+		public void handle(String a, Integer b) {
+		}
+
+	}
+
+	static class NoPayload {
+
+		@RedeqListener(topic = "bad")
+		public void handle(Delivery delivery) {
+		}
+
+	}
+
+	static class PrivateMethod {
+
+		@RedeqListener(topic = "bad")
+		private void handle(String payload) {
+		}
+
+	}
+
+	static class BadConcurrency {
+
+		@RedeqListener(topic = "bad", concurrency = "${missing.concurrency:zero}")
+		public void handle(String payload) {
+		}
+
+	}
+
+	static class BadTopic {
+
+		@RedeqListener(topic = "bad topic")
+		public void handle(String payload) {
+		}
+
+	}
+
+	static class FirstOfTopic {
+
+		@RedeqListener(topic = "shared")
+		public void handle(String payload) {
+		}
+
+	}
+
+	static class SecondOfTopic {
+
+		@RedeqListener(topic = "shared")
+		public void handle(String payload) {
+		}
+
+	}
+
+	@Test
+	void unusableListenerMethodsFailStartupNamingBeanAndMethod() {
+		assertStartupFailure(TwoParameters.class, "@RedeqListener method " + TwoParameters.class.getName()
+				+ ".handle(String, Integer) of bean 'twoParameters' has two payload parameters (String and Integer)");
+		assertStartupFailure(NoPayload.class, "@RedeqListener method " + NoPayload.class.getName()
+				+ ".handle(Delivery) of bean 'noPayload' has no payload parameter");
+		assertStartupFailure(PrivateMethod.class, "of bean 'privateMethod' is private");
+		assertStartupFailure(BadConcurrency.class,
+				"of bean 'badConcurrency' has concurrency = \"zero\" (from \"${missing.concurrency:zero}\"); "
+						+ "it must be a whole number of at least 1");
+		assertStartupFailure(BadTopic.class, "of bean 'badTopic' has an invalid topic: topic 'bad topic' is malformed");
+	}
+
+	@Test
+	void twoListenersForOneTopicFailStartup() {
+		this.runner.withBean("first", FirstOfTopic.class).withBean("second", SecondOfTopic.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+				.isInstanceOf(InvalidRedeqListenerException.class)
+				.hasMessageContaining("of bean 'second' listens to topic 'shared', which method "
+						+ FirstOfTopic.class.getName() + ".handle(String) of bean 'first' already listens to");
+		});
+	}
+
+	private void assertStartupFailure(Class<?> beanClass, String message) {
+		String beanName = Character.toLowerCase(beanClass.getSimpleName().charAt(0))
+				+ beanClass.getSimpleName().substring(1);
+		this.runner.withBean(beanName, beanClass).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+				.isInstanceOf(InvalidRedeqListenerException.class)
+				.hasMessageContaining(message);
+			FailureAnalysis analysis = analyze(context.getStartupFailure());
+			assertThat(analysis.getDescription()).contains(message);
+			assertThat(analysis.getAction()).startsWith("Fix method ");
+		});
+	}
+
+	/** Runs redeq's analyzers registered in spring.factories, proving the registration too. */
+	private static FailureAnalysis analyze(Throwable failure) {
+		List<FailureAnalyzer> analyzers = SpringFactoriesLoader
+			.forDefaultResourceLocation(RedeqListenerIntegrationTests.class.getClassLoader())
+			.load(FailureAnalyzer.class, null, SpringFactoriesLoader.FailureHandler.handleMessage((message, ex) -> {
+			}));
+		for (FailureAnalyzer analyzer : analyzers) {
+			if (!analyzer.getClass().getName().startsWith("io.redeq.")) {
+				continue;
+			}
+			FailureAnalysis analysis = analyzer.analyze(failure);
+			if (analysis != null) {
+				return analysis;
+			}
+		}
+		throw new AssertionError("No failure analyzer for " + failure);
+	}
+
+}
