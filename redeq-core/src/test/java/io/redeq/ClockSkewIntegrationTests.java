@@ -43,8 +43,10 @@ class ClockSkewIntegrationTests {
 			String delivered = instance.awaitLine((line) -> line.contains("DELIVERED"), Duration.ofSeconds(60));
 			assertThat(delivered).startsWith("DELIVERED");
 			long afterMs = Long.parseLong(delivered.replaceAll(".*afterMs=(\\d+).*", "$1"));
-			// A clock-bound implementation would start at once (clock ahead) or after ~31 s (behind).
-			assertThat(afterMs).as("handler start after scheduling, ms").isBetween(950L, 3000L);
+			// A clock-bound implementation would start after ~31 s here. The bound above 1 s is loose
+			// because libfaketime itself delays the child JVM's timed waits by a second or two
+			// (measured: the same child delivers after 1005 ms without libfaketime, 2.6-4.8 s with it).
+			assertThat(afterMs).as("handler start after scheduling, ms").isBetween(950L, 10_000L);
 		}
 	}
 
