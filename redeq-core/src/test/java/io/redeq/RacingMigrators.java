@@ -44,7 +44,7 @@ final class RacingMigrators {
 		return () -> {
 			int moved = 0;
 			for (int round = 0; round < 10_000; round++) {
-				MigrateResult result = store.migrate(0, 50, owner, 10_000, Duration.ofDays(7).toMillis());
+				MigrateResult result = store.migrate(0, 50, true, owner, 10_000, Duration.ofDays(7).toMillis());
 				moved += result.migrated();
 				if (result.migrated() == 0 && result.nextDue() < 0) {
 					return moved;

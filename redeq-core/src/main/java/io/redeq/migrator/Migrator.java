@@ -15,6 +15,7 @@ import org.slf4j.LoggerFactory;
 import io.redeq.RedeqOptions;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.LogOnce;
+import io.redeq.redis.BucketPeek;
 import io.redeq.redis.MigrateResult;
 import io.redeq.redis.RedisJobStore;
 import io.redeq.schedule.WakeUps;
@@ -29,11 +30,12 @@ import io.redeq.schedule.WakeUps;
  * instance stops renewing; its locks expire within {@code lock-ttl} and the others take them.
  *
  * <p>
- * Timing: a bucket is migrated until less than a batch is due, then left until the earliest of its
- * next due job, its next lease expiry and the sweep interval, measured from the Redis time the
- * script returned (so the local clock plays no part). It is woken early when this instance
- * schedules an earlier job, or when another instance says so on the wake channel. Both are hints:
- * the sweep alone keeps everything correct.
+ * Timing: a bucket is migrated until less than a batch is due, then left until its next due job,
+ * measured from the Redis time the script returned (so the local clock plays no part). It is woken
+ * early when this instance schedules an earlier job, or when another instance says so on the wake
+ * channel. Both are hints: every sweep interval a sweep looks at the head of each owned bucket (one
+ * script on a standalone Redis), renews the locks, and migrates where anything is due, a lease
+ * expired or a dead job outlived its retention; that alone keeps everything correct.
  */
 public final class Migrator implements WakeUps, AutoCloseable {
 
@@ -71,6 +73,8 @@ public final class Migrator implements WakeUps, AutoCloseable {
 
 	private long nextOwnershipCheck;
 
+	private long nextSweep;
+
 	private @Nullable StatefulRedisPubSubConnection<String, String> pubSub;
 
 	public Migrator(RedisJobStore store, RedeqOptions options, String instanceId, JobEvents events) {
@@ -83,6 +87,8 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		this.owned = new boolean[this.buckets];
 		this.wakeAt = new long[this.buckets];
 		Arrays.fill(this.wakeAt, NEVER);
+		this.nextOwnershipCheck = System.nanoTime();
+		this.nextSweep = this.nextOwnershipCheck;
 		this.thread = new Thread(this::run, "redeq-migrator-" + options.prefix());
 		this.thread.setDaemon(true);
 	}
@@ -132,14 +138,17 @@ public final class Migrator implements WakeUps, AutoCloseable {
 	private void run() {
 		while (this.running) {
 			try {
-				long now = System.nanoTime();
-				if (now - this.nextOwnershipCheck >= 0) {
+				if (System.nanoTime() - this.nextOwnershipCheck >= 0) {
 					maintainOwnership();
 					this.nextOwnershipCheck = System.nanoTime() + renewInterval().toNanos();
 				}
+				if (System.nanoTime() - this.nextSweep >= 0) {
+					sweep();
+					this.nextSweep = System.nanoTime() + sweepInterval().toNanos();
+				}
 				for (int bucket = 0; bucket < this.buckets && this.running; bucket++) {
 					if (isDue(bucket, System.nanoTime())) {
-						migrate(bucket);
+						migrate(bucket, false);
 					}
 				}
 				this.failures.recovered("Migrator of prefix '{}' works again", this.options.prefix());
@@ -153,6 +162,31 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		}
 	}
 
+	/**
+	 * The safety net: one look at the head of every owned bucket's indexes (one script on a standalone
+	 * Redis), renewing the locks on the way; a full migrate only where something is due, a lease
+	 * expired or a dead job outlived its retention. Everything an event-driven wake-up missed is
+	 * caught here within one sweep interval.
+	 */
+	private void sweep() {
+		int[] mine = ownedBuckets();
+		if (mine.length == 0) {
+			return;
+		}
+		long retention = this.options.deadLetterRetention().toMillis();
+		for (BucketPeek peek : this.store.peek(mine, this.instanceId, this.options.lockTtl().toMillis())) {
+			if (!peek.held()) {
+				lose(peek.bucket());
+			}
+			else if (peek.needsSweep(retention)) {
+				migrate(peek.bucket(), true);
+			}
+			else if (peek.nextDue() >= 0) {
+				wakeAt(peek.bucket(), System.nanoTime() + (peek.nextDue() - peek.now()) * 1_000_000L);
+			}
+		}
+	}
+
 	private boolean isDue(int bucket, long now) {
 		this.lock.lock();
 		try {
@@ -163,8 +197,8 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		}
 	}
 
-	private void migrate(int bucket) {
-		MigrateResult result = this.store.migrate(bucket, this.options.batchSize(), this.instanceId,
+	private void migrate(int bucket, boolean sweep) {
+		MigrateResult result = this.store.migrate(bucket, this.options.batchSize(), sweep, this.instanceId,
 				this.options.lockTtl().toMillis(), this.options.deadLetterRetention().toMillis());
 		result.readyByTopic().forEach((topic, count) -> {
 			this.store.signal(topic, bucket).exceptionally((ex) -> null);
@@ -173,33 +207,43 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		if (result.migrated() + result.reclaimed() > 0) {
 			this.events.migrated(bucket, result.migrated(), result.reclaimed());
 		}
+		if (!result.lockHeld()) {
+			lose(bucket);
+			return;
+		}
+		boolean more = result.mayHaveMore(this.options.batchSize());
+		long until = (result.nextDue() >= 0) ? System.nanoTime() + Math.max(0, result.nextDue() - result.now()) * 1_000_000L
+				: NEVER;
+		wakeAt(bucket, more ? System.nanoTime() : until);
+	}
+
+	private void wakeAt(int bucket, long nanos) {
 		this.lock.lock();
 		try {
-			if (!result.lockHeld()) {
-				this.owned[bucket] = false;
-				this.wakeAt[bucket] = NEVER;
-				logger.debug("Lost the lock of bucket {} to another instance", bucket);
-				return;
+			if (this.owned[bucket]) {
+				this.wakeAt[bucket] = nanos;
 			}
-			long next = System.nanoTime() + sleepMillis(result) * 1_000_000L;
-			this.wakeAt[bucket] = result.mayHaveMore(this.options.batchSize()) ? System.nanoTime() : next;
 		}
 		finally {
 			this.lock.unlock();
 		}
 	}
 
-	/** How long the bucket can be left alone, from the Redis time the script saw. */
-	private long sleepMillis(MigrateResult result) {
-		long sweep = Math.min(this.options.sweepInterval().toMillis(), renewInterval().toMillis());
-		long next = sweep;
-		if (result.nextDue() >= 0) {
-			next = Math.min(next, result.nextDue() - result.now());
+	private void lose(int bucket) {
+		this.lock.lock();
+		try {
+			this.owned[bucket] = false;
+			this.wakeAt[bucket] = NEVER;
 		}
-		if (result.nextLeaseExpiry() >= 0) {
-			next = Math.min(next, result.nextLeaseExpiry() - result.now() + 1);
+		finally {
+			this.lock.unlock();
 		}
-		return Math.max(0, next);
+		logger.debug("Lost the lock of bucket {} to another instance", bucket);
+	}
+
+	private Duration sweepInterval() {
+		Duration sweep = this.options.sweepInterval();
+		return (sweep.compareTo(renewInterval()) < 0) ? sweep : renewInterval();
 	}
 
 	private void maintainOwnership() {
@@ -235,7 +279,8 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		this.lock.lock();
 		try {
 			this.owned[bucket] = true;
-			this.wakeAt[bucket] = System.nanoTime();
+			this.wakeAt[bucket] = NEVER;
+			this.nextSweep = System.nanoTime(); // a new bucket gets a full sweep at once
 		}
 		finally {
 			this.lock.unlock();
@@ -296,7 +341,8 @@ public final class Migrator implements WakeUps, AutoCloseable {
 					this.wakeAt[b] = later;
 				}
 			}
-			this.nextOwnershipCheck = Math.min(this.nextOwnershipCheck, later);
+			this.nextOwnershipCheck = later;
+			this.nextSweep = later;
 		}
 		finally {
 			this.lock.unlock();
@@ -307,7 +353,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		this.lock.lock();
 		try {
 			long now = System.nanoTime();
-			long until = this.nextOwnershipCheck;
+			long until = (this.nextSweep - this.nextOwnershipCheck < 0) ? this.nextSweep : this.nextOwnershipCheck;
 			for (int b = 0; b < this.buckets; b++) {
 				if (this.owned[b] && this.wakeAt[b] - until < 0) {
 					until = this.wakeAt[b];

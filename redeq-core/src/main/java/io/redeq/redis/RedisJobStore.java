@@ -107,16 +107,62 @@ public final class RedisJobStore {
 		return released == 1;
 	}
 
-	public MigrateResult migrate(int bucket, int batchSize, String lockOwner, long lockTtlMillis,
+	/**
+	 * Moves due jobs of one bucket. A sweep also renews the caller's lock, reclaims expired leases and
+	 * drops dead jobs past retention; a migrate woken by a due job does only the moving, so the common
+	 * path stays a few commands long.
+	 */
+	public MigrateResult migrate(int bucket, int batchSize, boolean sweep, String lockOwner, long lockTtlMillis,
 			long deadRetentionMillis) {
-		List<Object> reply = this.scripts.run(Scripts.MIGRATE, this.keys.bucketKeys(bucket),
-				args(bucket, batchSize, lockOwner, lockTtlMillis, deadRetentionMillis));
+		List<Object> reply = this.scripts.run(Scripts.MIGRATE, this.keys.bucketKeys(bucket), args(bucket, batchSize,
+				sweep ? lockOwner : "", lockTtlMillis, sweep ? deadRetentionMillis : 0, sweep ? 1 : 0));
 		Map<String, Integer> readyByTopic = new LinkedHashMap<>();
 		for (int i = 6; i + 1 < reply.size(); i += 2) {
 			readyByTopic.put(String.valueOf(reply.get(i)), (int) asLong(reply.get(i + 1)));
 		}
 		return new MigrateResult(asLong(reply.get(0)), asLong(reply.get(1)), asLong(reply.get(2)),
 				asLong(reply.get(3)) == 1, (int) asLong(reply.get(4)), (int) asLong(reply.get(5)), readyByTopic);
+	}
+
+	/**
+	 * The migrator's sweep over the buckets it owns: renews their locks and reads the head of each
+	 * index. On a standalone Redis it is one script for all buckets; in a cluster, where a script
+	 * must stay in one slot, one per bucket, pipelined.
+	 */
+	public List<BucketPeek> peek(int[] buckets, String owner, long lockTtlMillis) {
+		List<CompletionStage<List<Object>>> replies = new ArrayList<>();
+		List<int[]> groups = new ArrayList<>();
+		if (this.scripts.connections().isCluster()) {
+			for (int bucket : buckets) {
+				groups.add(new int[] { bucket });
+			}
+		}
+		else if (buckets.length > 0) {
+			groups.add(buckets);
+		}
+		for (int[] group : groups) {
+			String[] keys = new String[group.length * 4];
+			for (int i = 0; i < group.length; i++) {
+				String[] bucketKeys = this.keys.bucketKeys(group[i]);
+				keys[i * 4] = bucketKeys[1];
+				keys[i * 4 + 1] = bucketKeys[2];
+				keys[i * 4 + 2] = bucketKeys[4];
+				keys[i * 4 + 3] = bucketKeys[6];
+			}
+			replies.add(this.scripts.runAsync(Scripts.PEEK, keys, owner, Long.toString(lockTtlMillis)));
+		}
+		List<BucketPeek> peeks = new ArrayList<>(buckets.length);
+		for (int g = 0; g < groups.size(); g++) {
+			List<Object> reply = this.scripts.await(replies.get(g), "sweep buckets");
+			long now = asLong(reply.get(0));
+			int[] group = groups.get(g);
+			for (int i = 0; i < group.length; i++) {
+				int base = 1 + i * 4;
+				peeks.add(new BucketPeek(group[i], now, asLong(reply.get(base)) == 1, asLong(reply.get(base + 1)),
+						asLong(reply.get(base + 2)), asLong(reply.get(base + 3))));
+			}
+		}
+		return peeks;
 	}
 
 	/** Announces this instance; returns how many instances are alive. */

@@ -39,6 +39,8 @@ final class Scripts {
 
 	static final LuaScript INSPECT = LuaScript.job("inspect", ScriptOutputType.MULTI);
 
+	static final LuaScript PEEK = LuaScript.plain("peek", ScriptOutputType.MULTI);
+
 	static final LuaScript HEARTBEAT = LuaScript.plain("heartbeat", ScriptOutputType.INTEGER);
 
 	private Scripts() {

@@ -4,17 +4,22 @@
 -- migrators on one bucket can neither lose nor double a job.
 -- KEYS: the fixed bucket keys (see prelude)
 -- ARGV[1] tag, ARGV[2] batch size, ARGV[3] lock token ('' = do not touch the lock),
--- ARGV[4] lock ttl ms, ARGV[5] dead-letter retention ms
--- Returns: now, next due ms (-1 none), next lease deadline ms (-1 none), 1 if the lock is held,
+-- ARGV[4] lock ttl ms, ARGV[5] dead-letter retention ms (0 = skip the retention pass),
+-- ARGV[6] 1 to reclaim expired leases, 0 to skip (the sweep finds them; a due job should not pay for it)
+-- Returns: now, next due ms (-1 none), next lease deadline ms (-1 none or not checked), 1 if the
+--   lock is held (or was not checked),
 --   jobs migrated, leases reclaimed, then pairs topic, jobs made ready for that topic
 local batch = tonumber(ARGV[2])
 local token = ARGV[3]
 local now = now_ms()
 
-local held = 0
-if token ~= '' and redis.call('GET', K_LOCK) == token then
-  redis.call('PEXPIRE', K_LOCK, ARGV[4])
-  held = 1
+local held = 1
+if token ~= '' then
+  held = 0
+  if redis.call('GET', K_LOCK) == token then
+    redis.call('PEXPIRE', K_LOCK, ARGV[4])
+    held = 1
+  end
 end
 
 local ready = {}
@@ -47,7 +52,10 @@ if #due > 0 then
   redis.call('ZREM', K_DELAYED, unpack(due))
 end
 
-local expired = redis.call('ZRANGEBYSCORE', K_INFLIGHT, '-inf', now, 'LIMIT', 0, batch)
+local expired = {}
+if ARGV[6] == '1' then
+  expired = redis.call('ZRANGEBYSCORE', K_INFLIGHT, '-inf', now, 'LIMIT', 0, batch)
+end
 local reclaimed = 0
 for _, job_key in ipairs(expired) do
   local rec = redis.call('HGET', K_JOBS, job_key)
@@ -74,7 +82,10 @@ for _, topic in ipairs(topics) do
   out[#out + 1] = #list
 end
 
-local old = redis.call('ZRANGEBYSCORE', K_DEAD, '-inf', now - tonumber(ARGV[5]), 'LIMIT', 0, 100)
+local old = {}
+if ARGV[5] ~= '0' then
+  old = redis.call('ZRANGEBYSCORE', K_DEAD, '-inf', now - tonumber(ARGV[5]), 'LIMIT', 0, 100)
+end
 for _, job_key in ipairs(old) do
   local topic = topic_of(job_key)
   if redis.call('HDEL', K_JOBS, job_key) == 1 then
@@ -87,6 +98,8 @@ end
 
 local next_due = redis.call('ZRANGE', K_DELAYED, 0, 0, 'WITHSCORES')
 if next_due[2] then out[2] = tonumber(next_due[2]) end
-local next_lease = redis.call('ZRANGE', K_INFLIGHT, 0, 0, 'WITHSCORES')
-if next_lease[2] then out[3] = tonumber(next_lease[2]) end
+if ARGV[6] == '1' then
+  local next_lease = redis.call('ZRANGE', K_INFLIGHT, 0, 0, 'WITHSCORES')
+  if next_lease[2] then out[3] = tonumber(next_lease[2]) end
+end
 return out
