@@ -319,6 +319,10 @@ public final class Redeq implements AutoCloseable {
 
 		private Duration statsRefreshInterval = Duration.ofSeconds(5);
 
+		private int waitReplicas = 0;
+
+		private Duration waitTimeout = RedeqOptions.DEFAULT_WAIT_TIMEOUT;
+
 		private @Nullable String instanceId;
 
 		private JobEvents events = JobEvents.NONE;
@@ -463,6 +467,26 @@ public final class Redeq implements AutoCloseable {
 			return this;
 		}
 
+		/**
+		 * Replicas that must acknowledge each scheduled job before {@code schedule} returns
+		 * ({@code redeq.durability.wait-replicas}). After the schedule script, redeq sends Redis
+		 * {@code WAIT n timeout} on the connection of the node that ran it, and throws
+		 * {@link RedeqUnavailableException} when fewer replicas acknowledged in time (the job was
+		 * written, but a failover now could lose it; scheduling it again under the same id is safe).
+		 * 0, the default, does not wait: replication is asynchronous, and a master that fails before
+		 * its replica copied a job loses it.
+		 */
+		public Builder waitReplicas(int replicas) {
+			this.waitReplicas = Validate.atLeast("redeq.durability.wait-replicas", replicas, 0);
+			return this;
+		}
+
+		/** Longest wait for {@link #waitReplicas(int) replicas} ({@code redeq.durability.wait-timeout}). */
+		public Builder waitTimeout(Duration waitTimeout) {
+			this.waitTimeout = Validate.positive("redeq.durability.wait-timeout", waitTimeout);
+			return this;
+		}
+
 		/** Adds a listener told about every job outcome. */
 		public Builder lifecycleListener(JobLifecycleListener listener) {
 			this.listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
@@ -496,7 +520,7 @@ public final class Redeq implements AutoCloseable {
 			return new RedeqOptions(this.prefix, this.buckets, this.maxPending, this.maxPayloadSize, this.migratorEnabled,
 					this.batchSize, this.sweepInterval, this.lockTtl, this.concurrency, this.timeout, this.maxAttempts,
 					this.backoff, this.blocking, this.pollInterval, this.shutdownTimeout, this.deadLetterRetention,
-					this.commandTimeout, this.statsRefreshInterval);
+					this.commandTimeout, this.statsRefreshInterval, this.waitReplicas, this.waitTimeout);
 		}
 
 		/**

@@ -26,12 +26,30 @@ import java.time.Duration;
  * @param deadLetterRetention how long dead jobs are kept
  * @param commandTimeout how long a caller waits for Redis before {@link RedeqUnavailableException}
  * @param statsRefreshInterval how often the snapshot behind gauges and health is refreshed
+ * @param waitReplicas replicas that must acknowledge a scheduled job (Redis {@code WAIT}) before
+ * {@code schedule} returns; 0 (the default) does not wait, and a master failover can then lose
+ * jobs that were acknowledged but not yet replicated
+ * @param waitTimeout longest time {@code schedule} waits for those replicas
  * @since 0.1.0
  */
 public record RedeqOptions(String prefix, int buckets, long maxPending, long maxPayloadSize, boolean migratorEnabled,
 		int batchSize, Duration sweepInterval, Duration lockTtl, int concurrency, Duration timeout, int maxAttempts,
 		Backoff backoff, boolean blocking, Duration pollInterval, Duration shutdownTimeout,
-		Duration deadLetterRetention, Duration commandTimeout, Duration statsRefreshInterval) {
+		Duration deadLetterRetention, Duration commandTimeout, Duration statsRefreshInterval, int waitReplicas,
+		Duration waitTimeout) {
+
+	/** Default of {@link #waitTimeout()}. */
+	public static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofSeconds(1);
+
+	/** The options without replica acknowledgement ({@code waitReplicas = 0}). */
+	public RedeqOptions(String prefix, int buckets, long maxPending, long maxPayloadSize, boolean migratorEnabled,
+			int batchSize, Duration sweepInterval, Duration lockTtl, int concurrency, Duration timeout, int maxAttempts,
+			Backoff backoff, boolean blocking, Duration pollInterval, Duration shutdownTimeout,
+			Duration deadLetterRetention, Duration commandTimeout, Duration statsRefreshInterval) {
+		this(prefix, buckets, maxPending, maxPayloadSize, migratorEnabled, batchSize, sweepInterval, lockTtl, concurrency,
+				timeout, maxAttempts, backoff, blocking, pollInterval, shutdownTimeout, deadLetterRetention, commandTimeout,
+				statsRefreshInterval, 0, DEFAULT_WAIT_TIMEOUT);
+	}
 
 	/** Most buckets supported: enough for 256 cluster masters at the advised 4 buckets each. */
 	public static final int MAX_BUCKETS = 1024;

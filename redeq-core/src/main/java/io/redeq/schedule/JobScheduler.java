@@ -27,6 +27,7 @@ import io.redeq.internal.JobEvents;
 import io.redeq.internal.Validate;
 import io.redeq.redis.KeySpace;
 import io.redeq.redis.RedisJobStore;
+import io.redeq.redis.Replication;
 import io.redeq.redis.ScheduleOutcome;
 import io.redeq.redis.ScheduleRequest;
 
@@ -49,6 +50,8 @@ public final class JobScheduler implements RedeqClient {
 
 	private final JobEvents events;
 
+	private final Replication replication;
+
 	public JobScheduler(RedisJobStore store, PayloadCodec codec, RedeqOptions options, WakeUps wakeUps,
 			JobEvents events) {
 		this.store = store;
@@ -56,6 +59,8 @@ public final class JobScheduler implements RedeqClient {
 		this.options = options;
 		this.wakeUps = wakeUps;
 		this.events = events;
+		this.replication = new Replication(store.scripts(), store.keys(), options.waitReplicas(),
+				options.waitTimeout());
 	}
 
 	@Override
@@ -78,7 +83,11 @@ public final class JobScheduler implements RedeqClient {
 		List<ScheduleOutcome> outcomes = this.store.scripts()
 			.await(this.store.schedule(bucket, this.options.capacityPerBucket(), List.of(prepared.request)),
 					"schedule " + prepared.describe());
-		return accept(prepared, bucket, outcomes.get(0));
+		String id = accept(prepared, bucket, outcomes.get(0));
+		if (this.replication.enabled() && outcomes.get(0).written()) {
+			this.replication.await(List.of(bucket), "Job " + prepared.describe());
+		}
+		return id;
 	}
 
 	@Override
@@ -105,10 +114,14 @@ public final class JobScheduler implements RedeqClient {
 			}
 		}
 		RedeqException firstFailure = null;
+		java.util.Set<Integer> written = new java.util.LinkedHashSet<>();
 		for (Call call : calls) {
 			List<ScheduleOutcome> outcomes = this.store.scripts()
 				.await(call.reply(), "schedule " + call.jobs().size() + " jobs");
 			for (int i = 0; i < outcomes.size(); i++) {
+				if (outcomes.get(i).written()) {
+					written.add(call.bucket());
+				}
 				try {
 					accept(call.jobs().get(i), call.bucket(), outcomes.get(i));
 				}
@@ -118,6 +131,9 @@ public final class JobScheduler implements RedeqClient {
 					}
 				}
 			}
+		}
+		if (this.replication.enabled() && !written.isEmpty()) {
+			this.replication.await(written, prepared.size() + " jobs");
 		}
 		if (firstFailure != null) {
 			throw firstFailure;

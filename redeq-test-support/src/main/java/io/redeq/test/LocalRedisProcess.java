@@ -27,6 +27,8 @@ final class LocalRedisProcess implements RedisBackend {
 
 	private final Path binary;
 
+	private final List<String> leadingArgs;
+
 	private final List<String> extraArgs;
 
 	private final Duration startupTimeout;
@@ -39,7 +41,16 @@ final class LocalRedisProcess implements RedisBackend {
 	private int port;
 
 	LocalRedisProcess(Path binary, List<String> extraArgs, Duration startupTimeout) {
+		this(binary, List.of(), extraArgs, startupTimeout);
+	}
+
+	/**
+	 * @param leadingArgs arguments that go right after the binary, before the defaults: a config
+	 * file and {@code --sentinel} for a Sentinel, which needs a file it can rewrite
+	 */
+	LocalRedisProcess(Path binary, List<String> leadingArgs, List<String> extraArgs, Duration startupTimeout) {
 		this.binary = binary;
+		this.leadingArgs = List.copyOf(leadingArgs);
 		this.extraArgs = List.copyOf(extraArgs);
 		this.startupTimeout = startupTimeout;
 	}
@@ -70,7 +81,9 @@ final class LocalRedisProcess implements RedisBackend {
 	}
 
 	private void launch() {
-		List<String> command = new ArrayList<>(List.of(this.binary.toString(), "--daemonize", "no", "--port",
+		List<String> command = new ArrayList<>(List.of(this.binary.toString()));
+		command.addAll(this.leadingArgs);
+		command.addAll(List.of("--daemonize", "no", "--port",
 				String.valueOf(this.port), "--bind", HOST, "--dir", this.dir.toString(), "--save", "", "--appendonly",
 				"no", "--protected-mode", "no", "--logfile", ""));
 		// Later arguments win in redis-server, so extra args can override the defaults above.

@@ -48,6 +48,8 @@ public final class RedisServer implements AutoCloseable {
 
 	private final boolean localOnly;
 
+	private final List<String> leadingArgs = new ArrayList<>();
+
 	private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
 
 	private RedisBackend backend;
@@ -64,6 +66,16 @@ public final class RedisServer implements AutoCloseable {
 	/** A server that must be a local process, never a container (cluster nodes need that). */
 	static RedisServer localProcess() {
 		return new RedisServer(true);
+	}
+
+	/**
+	 * A Redis Sentinel process ({@code redis-server <configFile> --sentinel}) on a free port; the
+	 * file holds the {@code sentinel monitor} lines and Sentinel rewrites it as it learns.
+	 */
+	static RedisServer sentinel(Path configFile) {
+		RedisServer server = new RedisServer(true);
+		server.leadingArgs.addAll(List.of(configFile.toString(), "--sentinel"));
+		return server;
 	}
 
 	/** Appends {@code redis-server} arguments; call before the first {@link #start()}. */
@@ -195,7 +207,7 @@ public final class RedisServer implements AutoCloseable {
 	private RedisBackend createBackend() {
 		Optional<Path> binary = RedisBinaries.redisServer();
 		if (binary.isPresent()) {
-			return new LocalRedisProcess(binary.get(), this.args, this.startupTimeout);
+			return new LocalRedisProcess(binary.get(), this.leadingArgs, this.args, this.startupTimeout);
 		}
 		if (this.localOnly || !RedisBinaries.dockerAvailable()) {
 			throw new RedisNotAvailableException("No redis-server binary found on PATH and "

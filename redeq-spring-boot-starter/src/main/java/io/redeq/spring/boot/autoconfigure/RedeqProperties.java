@@ -67,6 +67,8 @@ public class RedeqProperties {
 
 	private final DeadLetter deadLetter = new DeadLetter();
 
+	private final Durability durability = new Durability();
+
 	/**
 	 * Per-topic overrides of the consumer.* settings, keyed by topic name.
 	 */
@@ -146,6 +148,10 @@ public class RedeqProperties {
 
 	public DeadLetter getDeadLetter() {
 		return this.deadLetter;
+	}
+
+	public Durability getDurability() {
+		return this.durability;
 	}
 
 	public Map<String, Topic> getTopics() {
@@ -384,6 +390,43 @@ public class RedeqProperties {
 
 		public void setRetention(Duration retention) {
 			this.retention = retention;
+		}
+
+	}
+
+	/**
+	 * How sure a scheduled job is to survive a Redis master failover before schedule returns.
+	 */
+	public static class Durability {
+
+		/**
+		 * Number of replicas that must acknowledge each scheduled job before schedule returns
+		 * (Redis WAIT, sent to the node that stored the job). 0 does not wait: replication is
+		 * asynchronous, so a master failing right after a schedule can lose that job. With 1 or
+		 * more, schedule throws RedeqUnavailableException when fewer replicas acknowledge within
+		 * wait-timeout.
+		 */
+		private int waitReplicas = 0;
+
+		/**
+		 * Longest time schedule waits for wait-replicas replicas to acknowledge.
+		 */
+		private Duration waitTimeout = Duration.ofSeconds(1);
+
+		public int getWaitReplicas() {
+			return this.waitReplicas;
+		}
+
+		public void setWaitReplicas(int waitReplicas) {
+			this.waitReplicas = waitReplicas;
+		}
+
+		public Duration getWaitTimeout() {
+			return this.waitTimeout;
+		}
+
+		public void setWaitTimeout(Duration waitTimeout) {
+			this.waitTimeout = waitTimeout;
 		}
 
 	}

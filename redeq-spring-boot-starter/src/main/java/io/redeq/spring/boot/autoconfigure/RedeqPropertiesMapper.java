@@ -37,7 +37,9 @@ final class RedeqPropertiesMapper {
 			.pollInterval(consumer.getPollInterval())
 			.shutdownTimeout(properties.getShutdownTimeout())
 			.deadLetterRetention(properties.getDeadLetter().getRetention())
-			.commandTimeout(properties.getCommandTimeout());
+			.commandTimeout(properties.getCommandTimeout())
+			.waitReplicas(properties.getDurability().getWaitReplicas())
+			.waitTimeout(properties.getDurability().getWaitTimeout());
 		return builder;
 	}
 

@@ -1,0 +1,242 @@
+package io.redeq.test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.lettuce.core.RedisURI;
+
+/**
+ * A real Sentinel setup for tests: a master, one replica and three Sentinels, each a local
+ * {@code redis-server} process on a free loopback port, watching the master under the name
+ * {@link #MASTER_NAME}. Sentinels declare the master down after 1 s and fail it over with a
+ * quorum of 2.
+ *
+ * <pre>{@code
+ * try (RedisSentinel sentinel = new RedisSentinel().start()) {
+ *     RedisClient client = RedisClient.create(sentinel.uri());   // through Sentinel
+ *     sentinel.master().kill();
+ *     sentinel.awaitFailover(oldMasterPort, Duration.ofSeconds(30));
+ * }
+ * }</pre>
+ */
+public final class RedisSentinel implements AutoCloseable {
+
+	/** The name under which the Sentinels watch the master. */
+	public static final String MASTER_NAME = "redeq-master";
+
+	private static final Pattern MASTER_ADDRESS = Pattern.compile("name=" + Pattern.quote(MASTER_NAME)
+			+ ",status=(\\w+),address=([^:,]+):(\\d+),slaves=(\\d+),sentinels=(\\d+)");
+
+	private final List<RedisServer> servers = new ArrayList<>();
+
+	private final List<RedisServer> sentinels = new ArrayList<>();
+
+	private Path configDir;
+
+	/**
+	 * Starts the master, its replica and three Sentinels, and returns once every Sentinel sees the
+	 * master with its replica and the two other Sentinels.
+	 */
+	public synchronized RedisSentinel start() {
+		if (!this.servers.isEmpty()) {
+			throw new IllegalStateException("RedisSentinel already started");
+		}
+		try {
+			RedisServer master = RedisServer.localProcess().start();
+			this.servers.add(master);
+			this.servers.add(RedisServer.localProcess()
+				.withArgs("--replicaof", master.host(), String.valueOf(master.port()))
+				.start());
+			this.configDir = Files.createTempDirectory("redeq-sentinel-");
+			for (int i = 0; i < 3; i++) {
+				Path config = this.configDir.resolve("sentinel-" + i + ".conf");
+				Files.writeString(config, "sentinel monitor " + MASTER_NAME + " " + master.host() + " " + master.port()
+						+ " 2\n" + "sentinel down-after-milliseconds " + MASTER_NAME + " 1000\n"
+						+ "sentinel failover-timeout " + MASTER_NAME + " 5000\n" + "sentinel parallel-syncs "
+						+ MASTER_NAME + " 1\n", StandardCharsets.UTF_8);
+				this.sentinels.add(RedisServer.sentinel(config).start());
+			}
+			awaitState(master.port(), Duration.ofSeconds(30));
+			return this;
+		}
+		catch (IOException ex) {
+			close();
+			throw new UncheckedIOException("Could not write the Sentinel configuration", ex);
+		}
+		catch (RuntimeException ex) {
+			close();
+			throw ex;
+		}
+	}
+
+	/** A Lettuce URI that finds the master through the three Sentinels. */
+	public synchronized RedisURI uri() {
+		RedisURI.Builder builder = null;
+		for (RedisServer sentinel : this.sentinels) {
+			builder = (builder == null) ? RedisURI.Builder.sentinel(sentinel.host(), sentinel.port(), MASTER_NAME)
+					: builder.withSentinel(sentinel.host(), sentinel.port());
+		}
+		if (builder == null) {
+			throw new IllegalStateException("RedisSentinel has not been started");
+		}
+		return builder.build();
+	}
+
+	/** The master and the replica, running or not, in start order (the first was the first master). */
+	public synchronized List<RedisServer> servers() {
+		return List.copyOf(this.servers);
+	}
+
+	/** The three Sentinel processes. */
+	public synchronized List<RedisServer> sentinels() {
+		return List.copyOf(this.sentinels);
+	}
+
+	/** The server the Sentinels currently name as master. */
+	public synchronized RedisServer master() {
+		int port = masterPort().orElseThrow(() -> new IllegalStateException("No Sentinel names a master"));
+		return this.servers.stream()
+			.filter((server) -> server.port() == port)
+			.findFirst()
+			.orElseThrow(() -> new IllegalStateException("Sentinels name an unknown master on port " + port));
+	}
+
+	/** Asks Sentinel to fail the master over now, without waiting for it to be down. */
+	public void failover() {
+		this.sentinels.get(0).call("SENTINEL", "FAILOVER", MASTER_NAME);
+	}
+
+	/**
+	 * Waits until every running Sentinel names a master other than {@code oldMasterPort}, and that
+	 * master answers as a master.
+	 */
+	public void awaitFailover(int oldMasterPort, Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (true) {
+			String problem = failoverProblem(oldMasterPort);
+			if (problem == null) {
+				return;
+			}
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("Sentinel failover not done after " + timeout + ": " + problem);
+			}
+			pause();
+		}
+	}
+
+	private String failoverProblem(int oldMasterPort) {
+		Integer agreed = null;
+		for (RedisServer sentinel : sentinels()) {
+			if (!sentinel.isRunning()) {
+				continue;
+			}
+			Matcher m;
+			try {
+				m = MASTER_ADDRESS.matcher(sentinel.call("INFO", "sentinel"));
+			}
+			catch (UncheckedIOException ex) {
+				return ex.getMessage();
+			}
+			if (!m.find()) {
+				return sentinel + " does not watch " + MASTER_NAME;
+			}
+			int port = Integer.parseInt(m.group(3));
+			if (port == oldMasterPort || !"ok".equals(m.group(1))) {
+				return sentinel + " still names port " + port + " (" + m.group(1) + ")";
+			}
+			if (agreed != null && agreed != port) {
+				return "Sentinels disagree: " + agreed + " versus " + port;
+			}
+			agreed = port;
+		}
+		int port = agreed;
+		RedisServer master = servers().stream().filter((s) -> s.port() == port).findFirst().orElse(null);
+		if (master == null || !master.isRunning() || !master.call("INFO", "replication").contains("role:master")) {
+			return "the new master on port " + port + " does not answer as a master yet";
+		}
+		return null;
+	}
+
+	private void awaitState(int masterPort, Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (true) {
+			String problem = null;
+			for (RedisServer sentinel : sentinels()) {
+				Matcher m = MASTER_ADDRESS.matcher(sentinel.call("INFO", "sentinel"));
+				if (!m.find() || !"ok".equals(m.group(1)) || Integer.parseInt(m.group(3)) != masterPort
+						|| !"1".equals(m.group(4)) || !"3".equals(m.group(5))) {
+					problem = sentinel + " does not yet see the master on port " + masterPort
+							+ " with 1 replica and 3 sentinels";
+					break;
+				}
+			}
+			if (problem == null) {
+				String replication = this.servers.get(1).call("INFO", "replication");
+				if (!replication.contains("master_link_status:up")) {
+					problem = "the replica's link is not up";
+				}
+			}
+			if (problem == null) {
+				return;
+			}
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("Sentinel setup not ready after " + timeout + ": " + problem);
+			}
+			pause();
+		}
+	}
+
+	private Optional<Integer> masterPort() {
+		for (RedisServer sentinel : sentinels()) {
+			if (sentinel.isRunning()) {
+				Matcher m = MASTER_ADDRESS.matcher(sentinel.call("INFO", "sentinel"));
+				if (m.find()) {
+					return Optional.of(Integer.parseInt(m.group(3)));
+				}
+			}
+		}
+		return Optional.empty();
+	}
+
+	@Override
+	public synchronized void close() {
+		this.sentinels.forEach(RedisServer::close);
+		this.servers.forEach(RedisServer::close);
+		this.sentinels.clear();
+		this.servers.clear();
+		if (this.configDir != null) {
+			try (var files = Files.walk(this.configDir)) {
+				files.sorted(java.util.Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
+			}
+			catch (IOException | UncheckedIOException ex) {
+				// a temp dir; a failed delete must not fail a test
+			}
+			this.configDir = null;
+		}
+	}
+
+	private static void pause() {
+		try {
+			Thread.sleep(100); // a short, bounded poll while the Sentinels gossip
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for Sentinel", ex);
+		}
+	}
+
+	@Override
+	public synchronized String toString() {
+		return "RedisSentinel[servers=" + this.servers + ", sentinels=" + this.sentinels + "]";
+	}
+
+}
