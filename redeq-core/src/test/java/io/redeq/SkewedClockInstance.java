@@ -17,7 +17,8 @@ public final class SkewedClockInstance {
 
 	public static void main(String[] args) throws Exception {
 		RedisClient client = RedisClient.create(args[0]);
-		try (Redeq redeq = Redeq.builder(client).build()) {
+		try (Redeq redeq = Redeq.builder(client).build();
+				io.lettuce.core.api.StatefulRedisConnection<String, String> clock = client.connect()) {
 			CountDownLatch warmedUp = new CountDownLatch(1);
 			CountDownLatch delivered = new CountDownLatch(1);
 			long[] startedAt = new long[1];
@@ -31,12 +32,12 @@ public final class SkewedClockInstance {
 				System.out.println("NOT DELIVERED warm-up");
 				return;
 			}
+			java.util.List<String> time = clock.sync().time();
+			long redisBefore = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
 			long scheduledAt = System.nanoTime();
 			String id = redeq.client().schedule("skewed", "hello", Duration.ofSeconds(1));
 			long dueAt = redeq.client().find("skewed", id).orElseThrow().dueAt().toEpochMilli();
-			java.util.List<String> time = client.connect().sync().time();
-			long redisNow = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
-			System.out.println("SCHEDULED dueInMs=" + (dueAt - redisNow) + " localNow=" + System.currentTimeMillis());
+			System.out.println("SCHEDULED dueInMs=" + (dueAt - redisBefore) + " localNow=" + System.currentTimeMillis());
 			if (!delivered.await(20, TimeUnit.SECONDS)) {
 				System.out.println("NOT DELIVERED");
 				return;
