@@ -37,7 +37,8 @@ final class RedeqPropertiesMapper {
 			.pollInterval(consumer.getPollInterval())
 			.shutdownTimeout(properties.getShutdownTimeout())
 			.deadLetterRetention(properties.getDeadLetter().getRetention())
-			.commandTimeout(properties.getCommandTimeout());
+			.commandTimeout(properties.getCommandTimeout())
+			.statsRefreshInterval(properties.getStatsRefreshInterval());
 		return builder;
 	}
 
