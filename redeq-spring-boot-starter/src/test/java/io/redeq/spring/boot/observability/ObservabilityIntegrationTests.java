@@ -27,7 +27,10 @@ import io.redeq.Job;
 import io.redeq.Redeq;
 import io.redeq.RedeqClient;
 import io.redeq.spring.RedeqListener;
+import io.redeq.spring.boot.actuate.endpoint.RedeqEndpoint;
 import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
+import io.redeq.spring.boot.autoconfigure.RedeqBuilderCustomizer;
+import io.redeq.spring.boot.autoconfigure.endpoint.RedeqEndpointAutoConfiguration;
 import io.redeq.spring.boot.autoconfigure.health.RedeqHealthContributorAutoConfiguration;
 import io.redeq.spring.boot.autoconfigure.metrics.RedeqMetricsAutoConfiguration;
 import io.redeq.spring.boot.health.RedeqHealthIndicator;
@@ -214,6 +217,29 @@ class ObservabilityIntegrationTests {
 			assertThat(registry.get("redeq.jobs.pending").tags("topic", "scraped", "state", "delayed").gauge().value())
 				.isEqualTo(1);
 		});
+	}
+
+	@Test
+	void eachPartBacksOffAsActuatorsSettingsSay() {
+		ApplicationContextRunner bare = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedeqAutoConfiguration.class,
+					RedeqMetricsAutoConfiguration.class, RedeqHealthContributorAutoConfiguration.class,
+					RedeqEndpointAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.host=" + this.server.host(),
+					"spring.data.redis.port=" + this.server.port());
+		bare.run((context) -> {
+			assertThat(context).hasSingleBean(Redeq.class);
+			assertThat(context).as("no MeterRegistry, no binding").doesNotHaveBean(RedeqBuilderCustomizer.class);
+			assertThat(context).hasSingleBean(RedeqHealthIndicator.class);
+			assertThat(context).as("not exposed by default").doesNotHaveBean(RedeqEndpoint.class);
+		});
+		bare.withPropertyValues("management.health.redeq.enabled=false",
+				"management.endpoints.web.exposure.include=redeq")
+			.run((context) -> {
+				assertThat(context).doesNotHaveBean(RedeqHealthIndicator.class);
+				assertThat(context).hasSingleBean(RedeqEndpoint.class);
+			});
+		this.runner.run((context) -> assertThat(context).hasSingleBean(RedeqBuilderCustomizer.class));
 	}
 
 	private static double count(MeterRegistry registry, String name) {
