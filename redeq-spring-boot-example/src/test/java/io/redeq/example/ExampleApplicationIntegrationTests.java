@@ -81,6 +81,20 @@ class ExampleApplicationIntegrationTests {
 		assertThat(this.app.getBean(RedeqAdmin.class).stats("reminder").dead()).isEqualTo(1);
 	}
 
+	@Test
+	void exposesHealthMetricsPrometheusAndTheRedeqEndpoint() throws Exception {
+		post("/reminders", "{\"to\":\"ada\",\"text\":\"standup\",\"in\":\"0s\"}");
+		await().atMost(Duration.ofSeconds(15)).until(() -> get("/actuator/redeq").contains("\"dead\":1"));
+		assertThat(get("/actuator/redeq")).contains("\"topic\":\"reminder\"").contains("\"owned\":[");
+		assertThat(get("/actuator/redeq/reminder")).contains("mail server did not answer");
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> get("/actuator/health/redeq").contains("\"status\":\"UP\""));
+		assertThat(get("/actuator/metrics/redeq.jobs.dead")).contains("\"value\":1.0");
+		assertThat(get("/actuator/prometheus")).contains("redeq_jobs_dead_total{")
+			.contains("redeq_jobs_lateness_seconds_bucket{")
+			.contains("redeq_jobs_pending{");
+	}
+
 	private String post(String path, String json) throws Exception {
 		HttpRequest request = HttpRequest.newBuilder(URI.create(this.base + path))
 			.header("Content-Type", "application/json")

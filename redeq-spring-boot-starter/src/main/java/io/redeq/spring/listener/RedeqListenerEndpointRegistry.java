@@ -89,13 +89,17 @@ public class RedeqListenerEndpointRegistry implements SmartLifecycle {
 	}
 
 	private void subscribe(ListenerMethod listener) {
-		SubscriptionOptions options = options(listener);
+		SubscriptionOptions options = subscriptionOptions(listener);
 		Subscription subscription = this.redeq.subscribe(listener.topic(), listener.payloadType(),
 				new ListenerMethodHandler(listener), options);
 		this.subscriptions.put(listener.topic(), subscription);
 	}
 
-	private SubscriptionOptions options(ListenerMethod listener) {
+	/**
+	 * The settings a listener is subscribed with: its annotation's values over the topic's
+	 * {@code redeq.topics.*} overrides; what is still unset falls back to the engine's defaults.
+	 */
+	public SubscriptionOptions subscriptionOptions(ListenerMethod listener) {
 		SubscriptionOptions.Builder builder = this.defaults.forTopic(listener.topic());
 		if (listener.concurrency() != null) {
 			builder.concurrency(listener.concurrency());

@@ -64,6 +64,11 @@ public final class RedeqAutoConfiguration {
 		return redeq.admin();
 	}
 
+	@Bean
+	static RedisSafetyChecks redeqRedisSafetyChecks(ObjectProvider<RedisConnectionFactory> connectionFactory) {
+		return new RedisSafetyChecks(connectionFactory);
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnMissingBean(Redeq.class)
 	static class EngineConfiguration {

@@ -61,6 +61,13 @@ public class RedeqProperties {
 	 */
 	private Duration commandTimeout = Duration.ofSeconds(10);
 
+	/**
+	 * How often the background snapshot of queue counts, migration lag and READY wait times is
+	 * refreshed; gauges, the health indicator and the actuator endpoint read it instead of Redis.
+	 * Each refresh costs one read-only script per bucket.
+	 */
+	private Duration statsRefreshInterval = Duration.ofSeconds(5);
+
 	private final Migrator migrator = new Migrator();
 
 	private final Consumer consumer = new Consumer();
@@ -68,6 +75,8 @@ public class RedeqProperties {
 	private final DeadLetter deadLetter = new DeadLetter();
 
 	private final Durability durability = new Durability();
+
+	private final Health health = new Health();
 
 	/**
 	 * Per-topic overrides of the consumer.* settings, keyed by topic name.
@@ -136,6 +145,18 @@ public class RedeqProperties {
 
 	public void setCommandTimeout(Duration commandTimeout) {
 		this.commandTimeout = commandTimeout;
+	}
+
+	public Duration getStatsRefreshInterval() {
+		return this.statsRefreshInterval;
+	}
+
+	public void setStatsRefreshInterval(Duration statsRefreshInterval) {
+		this.statsRefreshInterval = statsRefreshInterval;
+	}
+
+	public Health getHealth() {
+		return this.health;
 	}
 
 	public Migrator getMigrator() {
@@ -427,6 +448,41 @@ public class RedeqProperties {
 
 		public void setWaitTimeout(Duration waitTimeout) {
 			this.waitTimeout = waitTimeout;
+		}
+
+	}
+
+	/**
+	 * Thresholds of the {@code redeq} health indicator.
+	 */
+	public static class Health {
+
+		/**
+		 * Longest time a due job may wait in the delay index before the health indicator reports
+		 * DOWN: the migrators do not keep up, or none runs.
+		 */
+		private Duration migrationLagThreshold = Duration.ofSeconds(30);
+
+		/**
+		 * Longest time a READY job of a topic this instance listens to may wait for a handler
+		 * before the health indicator reports DOWN: the consumers are stuck or too slow.
+		 */
+		private Duration readyWaitThreshold = Duration.ofSeconds(60);
+
+		public Duration getMigrationLagThreshold() {
+			return this.migrationLagThreshold;
+		}
+
+		public void setMigrationLagThreshold(Duration migrationLagThreshold) {
+			this.migrationLagThreshold = migrationLagThreshold;
+		}
+
+		public Duration getReadyWaitThreshold() {
+			return this.readyWaitThreshold;
+		}
+
+		public void setReadyWaitThreshold(Duration readyWaitThreshold) {
+			this.readyWaitThreshold = readyWaitThreshold;
 		}
 
 	}

@@ -39,7 +39,8 @@ final class RedeqPropertiesMapper {
 			.deadLetterRetention(properties.getDeadLetter().getRetention())
 			.commandTimeout(properties.getCommandTimeout())
 			.waitReplicas(properties.getDurability().getWaitReplicas())
-			.waitTimeout(properties.getDurability().getWaitTimeout());
+			.waitTimeout(properties.getDurability().getWaitTimeout())
+			.statsRefreshInterval(properties.getStatsRefreshInterval());
 		return builder;
 	}
 

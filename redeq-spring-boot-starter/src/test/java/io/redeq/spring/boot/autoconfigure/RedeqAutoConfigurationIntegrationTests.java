@@ -69,14 +69,14 @@ class RedeqAutoConfigurationIntegrationTests {
 					"redeq.consumer.poll-interval=250ms", "redeq.consumer.backoff.initial=2s",
 					"redeq.consumer.backoff.multiplier=3", "redeq.consumer.backoff.max=1m",
 					"redeq.consumer.backoff.jitter=0", "redeq.shutdown-timeout=4s", "redeq.dead-letter.retention=1d",
-					"redeq.command-timeout=3s")
+					"redeq.command-timeout=3s", "redeq.stats-refresh-interval=2s")
 			.run((context) -> {
 				RedeqOptions options = context.getBean(Redeq.class).options();
 				assertThat(options).isEqualTo(new RedeqOptions("shop", 4, 500, 2048, false, 50, Duration.ofSeconds(3),
 						Duration.ofSeconds(30), 7, Duration.ofSeconds(45), 9,
 						new Backoff(Duration.ofSeconds(2), 3.0, Duration.ofMinutes(1), 0.0), false,
 						Duration.ofMillis(250), Duration.ofSeconds(4), Duration.ofDays(1), Duration.ofSeconds(3),
-						Duration.ofSeconds(5)));
+						Duration.ofSeconds(2)));
 			});
 	}
 

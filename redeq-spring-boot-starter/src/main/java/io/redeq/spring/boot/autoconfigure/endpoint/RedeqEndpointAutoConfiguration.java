@@ -1,0 +1,36 @@
+package io.redeq.spring.boot.autoconfigure.endpoint;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+import io.redeq.Redeq;
+import io.redeq.spring.boot.actuate.endpoint.RedeqEndpoint;
+import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
+import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
+
+/**
+ * Auto-configuration of the {@link RedeqEndpoint}, available only as far as Actuator's
+ * {@code management.endpoints.*} settings expose it (like Boot's
+ * {@code QuartzEndpointAutoConfiguration}).
+ *
+ * @since 0.1.0
+ */
+@AutoConfiguration(after = RedeqAutoConfiguration.class)
+@ConditionalOnClass({ Redeq.class, Endpoint.class, ConditionalOnAvailableEndpoint.class })
+@ConditionalOnBean(Redeq.class)
+@ConditionalOnAvailableEndpoint(RedeqEndpoint.class)
+public final class RedeqEndpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	RedeqEndpoint redeqEndpoint(Redeq redeq, ObjectProvider<RedeqListenerEndpointRegistry> listeners) {
+		return new RedeqEndpoint(redeq, listeners.getIfUnique());
+	}
+
+}

@@ -1,0 +1,38 @@
+package io.redeq.spring.boot.autoconfigure.health;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+
+import io.redeq.Redeq;
+import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
+import io.redeq.spring.boot.autoconfigure.RedeqProperties;
+import io.redeq.spring.boot.health.RedeqHealthIndicator;
+
+/**
+ * Auto-configuration of the {@code redeq} health contributor, when spring-boot-health is present
+ * and {@code management.health.redeq.enabled} is not false. Modelled on Boot's
+ * {@code DataRedisHealthContributorAutoConfiguration}; a single engine needs no composite.
+ *
+ * @since 0.1.0
+ */
+@AutoConfiguration(after = RedeqAutoConfiguration.class)
+@ConditionalOnClass({ Redeq.class, HealthIndicator.class })
+@ConditionalOnBean(Redeq.class)
+@ConditionalOnEnabledHealthIndicator("redeq")
+public final class RedeqHealthContributorAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(name = "redeqHealthIndicator")
+	RedeqHealthIndicator redeqHealthIndicator(Redeq redeq, ObjectProvider<RedeqProperties> properties) {
+		// Absent when the application defines its own Redeq with redeq.enabled=false: defaults.
+		RedeqProperties.Health health = properties.getIfAvailable(RedeqProperties::new).getHealth();
+		return new RedeqHealthIndicator(redeq, health.getMigrationLagThreshold(), health.getReadyWaitThreshold());
+	}
+
+}
