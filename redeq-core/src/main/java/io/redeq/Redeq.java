@@ -84,6 +84,9 @@ public final class Redeq implements AutoCloseable {
 
 	private final ScheduledExecutorService timers;
 
+	/** Its own thread: a refresh waits on Redis, and must never delay a lease renewal or a timeout. */
+	private final ScheduledExecutorService statsTimer;
+
 	private final Map<String, TopicConsumer> subscriptions = new ConcurrentHashMap<>();
 
 	private final SnapshotRefresher snapshots;
@@ -115,7 +118,12 @@ public final class Redeq implements AutoCloseable {
 			thread.setDaemon(true);
 			return thread;
 		});
-		this.snapshots = new SnapshotRefresher(this.store, this.timers, options.statsRefreshInterval(),
+		this.statsTimer = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "redeq-stats-" + options.prefix());
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.snapshots = new SnapshotRefresher(this.store, this.statsTimer, options.statsRefreshInterval(),
 				() -> java.util.Arrays.stream(ownedBuckets()).boxed().toList(), this::subscribedTopics);
 		if (this.migrator != null) {
 			this.migrator.start();
@@ -268,6 +276,7 @@ public final class Redeq implements AutoCloseable {
 			this.migrator.close();
 		}
 		this.timers.shutdownNow();
+		this.statsTimer.shutdownNow();
 		this.connections.close();
 	}
 

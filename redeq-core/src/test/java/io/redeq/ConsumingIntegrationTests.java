@@ -210,4 +210,27 @@ class ConsumingIntegrationTests {
 		assertThat(attempts).containsEntry("h", 2).containsEntry("next", 1);
 	}
 
+
+	@Test
+	void aHandlerThatAlwaysHangsEndsDeadWithTheTimeoutAsReasonWhileOthersFlow() {
+		Set<String> done = ConcurrentHashMap.newKeySet();
+		this.redeq.subscribe("stuck", String.class, (payload, delivery) -> {
+			if (payload.equals("hang")) {
+				new CountDownLatch(1).await(); // never returns on its own
+			}
+			done.add(delivery.id());
+		}, SubscriptionOptions.builder().concurrency(1).timeout(Duration.ofMillis(300)).maxAttempts(2).build());
+
+		this.redeq.client().schedule(Job.builder("stuck").id("forever").payload("hang").build());
+		for (int i = 0; i < 5; i++) {
+			this.redeq.client().schedule(Job.builder("stuck").id("ok" + i).payload("fine").delay(Duration.ofMillis(i * 100L)).build());
+		}
+
+		await().atMost(Duration.ofSeconds(15)).until(() -> this.redeq.admin().stats("stuck").dead() == 1 && done.size() == 5);
+		DeadJob dead = this.redeq.admin().deadJobs("stuck", 0, 10).get(0);
+		assertThat(dead.id()).isEqualTo("forever");
+		assertThat(dead.attempts()).isEqualTo(2);
+		assertThat(dead.lastError()).contains("HandlerTimeoutException").contains("PT0.3S");
+	}
+
 }
