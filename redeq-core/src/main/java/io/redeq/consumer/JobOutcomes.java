@@ -36,6 +36,8 @@ final class JobOutcomes {
 
 	private final WakeUps wakeUps;
 
+	private final Acknowledgements acknowledgements;
+
 	JobOutcomes(RedisJobStore store, ConsumerSettings settings, List<JobLifecycleListener> listeners, JobEvents events,
 			WakeUps wakeUps) {
 		this.store = store;
@@ -43,19 +45,30 @@ final class JobOutcomes {
 		this.listeners = listeners;
 		this.events = events;
 		this.wakeUps = wakeUps;
+		this.acknowledgements = new Acknowledgements(store);
 	}
 
+	/**
+	 * Completes a job through the batched acknowledgements; metrics and listeners are told once the
+	 * batch has landed, possibly on another worker's thread.
+	 */
 	void completed(ClaimedJob job, Delivery delivery, Duration took) {
-		boolean stillOurs = this.store.scripts().await(this.store.complete(job), "complete job " + describe(job));
-		if (!stillOurs) {
-			logger.warn("Job {} finished after its claim was lost (lease expired and the job was reclaimed); "
-					+ "it may run again elsewhere, which is why handlers should be idempotent", describe(job));
-			return;
-		}
-		this.events.completed(job.topic(), took);
-		for (JobLifecycleListener listener : this.listeners) {
-			safely(() -> listener.onSuccess(delivery, took));
-		}
+		this.acknowledgements.complete(job, (stillOurs) -> {
+			if (!stillOurs) {
+				logger.warn("Job {} finished after its claim was lost (lease expired and the job was reclaimed); "
+						+ "it may run again elsewhere, which is why handlers should be idempotent", describe(job));
+				return;
+			}
+			this.events.completed(job.topic(), took);
+			for (JobLifecycleListener listener : this.listeners) {
+				safely(() -> listener.onSuccess(delivery, took));
+			}
+		});
+	}
+
+	/** Sends completions still queued and waits for them, on close. */
+	void flush(Duration timeout) {
+		this.acknowledgements.flush(timeout.toNanos());
 	}
 
 	void failed(ClaimedJob job, Delivery delivery, Throwable error, Duration took) {

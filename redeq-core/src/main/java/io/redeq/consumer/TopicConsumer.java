@@ -345,6 +345,13 @@ public final class TopicConsumer implements Subscription {
 		this.slots.release(this.settings.concurrency()); // wakes a fetcher waiting for a free slot
 		joinFetcher();
 		awaitRunning(this.options.shutdownTimeout());
+		try {
+			this.outcomes.flush(this.options.commandTimeout());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not complete the last finished jobs of topic '{}' ({}); they run again when their leases expire",
+					this.settings.topic(), ex.getMessage());
+		}
 		List<ClaimedJob> unfinished = new ArrayList<>();
 		for (RunningJob runningJob : this.running) {
 			if (runningJob.settle()) {

@@ -217,10 +217,17 @@ public final class RedisJobStore {
 		});
 	}
 
-	public CompletionStage<Boolean> complete(ClaimedJob job) {
-		CompletionStage<List<Object>> reply = this.scripts.runAsync(Scripts.COMPLETE,
-				this.keys.bucketKeys(job.bucket()), args(job.bucket(), job.jobKey(), job.token()));
-		return reply.thenApply((values) -> asLong(values.get(0)) == 1);
+	/** Completes jobs of one bucket; returns, per job, whether the claim was still ours. */
+	public CompletionStage<List<Boolean>> completeAll(int bucket, List<ClaimedJob> jobs) {
+		String[] args = new String[1 + jobs.size() * 2];
+		args[0] = this.keys.tag(bucket);
+		int i = 1;
+		for (ClaimedJob job : jobs) {
+			args[i++] = job.jobKey();
+			args[i++] = job.token();
+		}
+		CompletionStage<List<Object>> reply = this.scripts.runAsync(Scripts.COMPLETE, this.keys.bucketKeys(bucket), args);
+		return reply.thenApply((values) -> values.stream().map((v) -> asLong(v) == 1).toList());
 	}
 
 	/** Puts a failed job back to DELAYED; returns its new due time, or empty if the claim was lost. */
