@@ -233,4 +233,22 @@ class ConsumingIntegrationTests {
 		assertThat(dead.lastError()).contains("HandlerTimeoutException").contains("PT0.3S");
 	}
 
+
+	@Test
+	void withoutBlockingCommandsConsumersPollAndStillDeliverEveryJob() {
+		this.redeq.close();
+		this.redeq = Redeq.builder(this.lettuce).blocking(false).pollInterval(Duration.ofSeconds(1)).build();
+		Set<String> done = ConcurrentHashMap.newKeySet();
+		this.redeq.subscribe("polled", Integer.class, (n, delivery) -> done.add(delivery.id()),
+				SubscriptionOptions.builder().concurrency(2).build());
+		List<Job> jobs = new ArrayList<>();
+		for (int i = 0; i < 200; i++) {
+			jobs.add(Job.builder("polled").id("p" + i).payload(i).delay(Duration.ofMillis(i * 5L)).build());
+		}
+		this.redeq.client().scheduleAll(jobs);
+
+		await().atMost(Duration.ofSeconds(20)).until(() -> done.size() == 200);
+		assertThat(this.redeq.admin().stats("polled").pending()).isZero();
+	}
+
 }

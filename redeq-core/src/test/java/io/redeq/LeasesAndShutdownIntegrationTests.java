@@ -53,6 +53,11 @@ class LeasesAndShutdownIntegrationTests {
 			second.subscribe("slow", String.class, slow, SHORT_LEASE);
 
 			first.client().schedule(Job.builder("slow").id("s").payload("x").build());
+			await().atMost(Duration.ofSeconds(5)).until(() -> runs.size() == 1);
+			JobInfo running = first.client().find("slow", "s").orElseThrow();
+			assertThat(running.state()).isEqualTo(JobState.IN_FLIGHT);
+			assertThat(running.attempts()).isEqualTo(1);
+			assertThat(first.client().cancel("slow", "s")).as("a running job cannot be cancelled").isFalse();
 
 			await().atMost(Duration.ofSeconds(15)).until(() -> first.client().find("slow", "s").isEmpty());
 			assertThat(runs).containsExactly(Map.entry("s#1", 1));
