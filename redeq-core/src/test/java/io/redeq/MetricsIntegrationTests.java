@@ -6,11 +6,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
+import io.redeq.test.CommandStats;
 import io.redeq.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -78,12 +78,12 @@ class MetricsIntegrationTests {
 			.migratorEnabled(false).build()) {
 			redeq.client().schedule("scraped", "x", Duration.ofHours(1));
 			redeq.refreshSnapshot();
-			long before = evalCalls();
+			long before = CommandStats.scriptCalls(this.lettuce);
 			for (int i = 0; i < 1000; i++) {
 				registry.get("redeq.jobs.pending").tags("topic", "scraped", "state", "delayed").gauge().value();
 				redeq.snapshot();
 			}
-			assertThat(evalCalls() - before).isZero();
+			assertThat(CommandStats.scriptCalls(this.lettuce) - before).isZero();
 			assertThat(registry.get("redeq.jobs.pending").tags("topic", "scraped", "state", "delayed").gauge().value())
 				.isEqualTo(1);
 		}
@@ -93,16 +93,5 @@ class MetricsIntegrationTests {
 		return registry.find(name).tag("topic", "scripted").counters().stream().mapToDouble((c) -> c.count()).sum();
 	}
 
-	private long evalCalls() {
-		try (StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
-			long calls = 0;
-			for (String line : connection.sync().info("commandstats").split("\r?\n")) {
-				if (line.startsWith("cmdstat_eval")) {
-					calls += Long.parseLong(line.replaceAll(".*calls=(\\d+).*", "$1"));
-				}
-			}
-			return calls;
-		}
-	}
 
 }

@@ -4,9 +4,10 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Generates job ids: 128 random bits as 22 URL-safe characters, short because every pending job
- * carries its id in Redis several times.
+ * carries its id in Redis several times. Public for the starter, which gives a job scheduled inside
+ * a transaction its id before the job is sent.
  */
-final class JobIds {
+public final class JobIds {
 
 	private static final char[] ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 		.toCharArray();
@@ -14,7 +15,8 @@ final class JobIds {
 	private JobIds() {
 	}
 
-	static String next() {
+	/** A new random id. */
+	public static String next() {
 		ThreadLocalRandom random = ThreadLocalRandom.current();
 		long high = random.nextLong();
 		long low = random.nextLong();

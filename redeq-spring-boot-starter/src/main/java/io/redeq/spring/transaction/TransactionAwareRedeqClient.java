@@ -7,7 +7,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 
 import org.jspecify.annotations.Nullable;
 
@@ -18,6 +17,7 @@ import io.redeq.JobInfo;
 import io.redeq.JobState;
 import io.redeq.RedeqClient;
 import io.redeq.internal.Validate;
+import io.redeq.schedule.JobIds;
 
 /**
  * A {@link RedeqClient} that holds back changes made inside a Spring transaction until it commits:
@@ -43,8 +43,6 @@ import io.redeq.internal.Validate;
  */
 public class TransactionAwareRedeqClient implements RedeqClient {
 
-	private static final char[] ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-		.toCharArray();
 
 	private final RedeqClient target;
 
@@ -65,7 +63,7 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 		}
 		Validate.topic(topic);
 		Validate.delay(topic, delay);
-		Job job = Job.builder(topic).id(generateId()).payload(payload).delay(delay).build();
+		Job job = Job.builder(topic).id(JobIds.next()).payload(payload).delay(delay).build();
 		deferred.schedule(job);
 		return Objects.requireNonNull(job.id());
 	}
@@ -80,7 +78,7 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 		if (dueAt == null) {
 			throw new IllegalArgumentException("dueAt of a job in topic '" + topic + "' must not be null");
 		}
-		Job job = Job.builder(topic).id(generateId()).payload(payload).dueAt(dueAt).build();
+		Job job = Job.builder(topic).id(JobIds.next()).payload(payload).dueAt(dueAt).build();
 		deferred.schedule(job);
 		return Objects.requireNonNull(job.id());
 	}
@@ -203,22 +201,8 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 			}
 			return job;
 		}
-		return DeferredOperations.copy(job, generateId(), job.delay(), job.dueAt());
+		return DeferredOperations.copy(job, JobIds.next(), job.delay(), job.dueAt());
 	}
 
-	/** 128 random bits as 22 URL-safe characters, the same shape as the ids redeq generates. */
-	static String generateId() {
-		ThreadLocalRandom random = ThreadLocalRandom.current();
-		long high = random.nextLong();
-		long low = random.nextLong();
-		char[] id = new char[22];
-		for (int i = 0; i < 11; i++) {
-			id[i] = ALPHABET[(int) (high & 63)];
-			high >>>= 6;
-			id[11 + i] = ALPHABET[(int) (low & 63)];
-			low >>>= 6;
-		}
-		return new String(id);
-	}
 
 }

@@ -8,7 +8,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.slf4j.MDC;
@@ -34,6 +33,7 @@ import io.redeq.spring.boot.autoconfigure.endpoint.RedeqEndpointAutoConfiguratio
 import io.redeq.spring.boot.autoconfigure.health.RedeqHealthContributorAutoConfiguration;
 import io.redeq.spring.boot.autoconfigure.metrics.RedeqMetricsAutoConfiguration;
 import io.redeq.spring.boot.health.RedeqHealthIndicator;
+import io.redeq.test.CommandStats;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
 
@@ -207,13 +207,13 @@ class ObservabilityIntegrationTests {
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			context.getBean(RedeqClient.class).schedule("scraped", "x", Duration.ofHours(1));
 			context.getBean(Redeq.class).refreshSnapshot();
-			long before = redisCalls();
+			long before = CommandStats.scriptCalls(this.lettuce);
 			for (int i = 0; i < 1000; i++) {
 				assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
 				registry.get("redeq.jobs.pending").tags("topic", "scraped", "state", "delayed").gauge().value();
 			}
 			// The migrator and idle consumers keep calling Redis on their own; health and scrapes add nothing.
-			assertThat(redisCalls() - before).isLessThan(100);
+			assertThat(CommandStats.scriptCalls(this.lettuce) - before).isLessThan(100);
 			assertThat(registry.get("redeq.jobs.pending").tags("topic", "scraped", "state", "delayed").gauge().value())
 				.isEqualTo(1);
 		});
@@ -246,17 +246,5 @@ class ObservabilityIntegrationTests {
 		return registry.find(name).tag("topic", "scripted").counters().stream().mapToDouble((c) -> c.count()).sum();
 	}
 
-	/** Script calls (every redeq read and write is one), from INFO commandstats. */
-	private long redisCalls() {
-		try (StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
-			long calls = 0;
-			for (String line : connection.sync().info("commandstats").split("\r?\n")) {
-				if (line.startsWith("cmdstat_eval")) {
-					calls += Long.parseLong(line.replaceAll(".*calls=(\\d+).*", "$1"));
-				}
-			}
-			return calls;
-		}
-	}
 
 }

@@ -1,0 +1,39 @@
+package io.redeq.test;
+
+import java.util.function.Predicate;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+
+/**
+ * Counts the calls Redis has served, from {@code INFO commandstats}, so a test can bound how many
+ * commands something issues (an idle loop, a metrics scrape). Redis 7 counts commands that scripts
+ * call too.
+ */
+public final class CommandStats {
+
+	private CommandStats() {
+	}
+
+	/** Calls of the commands whose name (as in {@code cmdstat_<name>}) matches. */
+	public static long calls(RedisClient client, Predicate<String> command) {
+		try (StatefulRedisConnection<String, String> connection = client.connect()) {
+			long calls = 0;
+			for (String line : connection.sync().info("commandstats").split("\r?\n")) {
+				if (line.startsWith("cmdstat_")) {
+					String name = line.substring("cmdstat_".length(), line.indexOf(':'));
+					if (command.test(name)) {
+						calls += Long.parseLong(line.replaceAll(".*calls=(\\d+).*", "$1"));
+					}
+				}
+			}
+			return calls;
+		}
+	}
+
+	/** Script calls ({@code EVAL} and {@code EVALSHA}): every redeq read and write is one. */
+	public static long scriptCalls(RedisClient client) {
+		return calls(client, (name) -> name.startsWith("eval"));
+	}
+
+}
