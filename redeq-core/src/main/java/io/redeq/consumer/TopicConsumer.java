@@ -93,7 +93,7 @@ public final class TopicConsumer implements Subscription {
 
 	private volatile boolean fetching = true;
 
-	private ScheduledFuture<?> leaseRenewal;
+	private final LeaseKeeper leases;
 
 	public TopicConsumer(ConsumerSettings settings, JobHandler<Object> handler, ConsumerContext context,
 			Runnable onClosed) {
@@ -115,14 +115,13 @@ public final class TopicConsumer implements Subscription {
 			return thread;
 		});
 		this.tokenPrefix = context.instanceId() + ":";
+		this.leases = new LeaseKeeper(this.store, settings.lease(), this.running);
 		this.fetcher = new Thread(this::fetchLoop, "redeq-fetch-" + settings.topic());
 		this.fetcher.setDaemon(true);
 	}
 
 	public void start() {
-		long renewMillis = Math.max(1, this.settings.lease().toMillis() / 3);
-		this.leaseRenewal = this.timers.scheduleWithFixedDelay(this::renewLeases, renewMillis, renewMillis,
-				TimeUnit.MILLISECONDS);
+		this.leases.start(this.timers);
 		this.fetcher.start();
 	}
 
@@ -311,27 +310,6 @@ public final class TopicConsumer implements Subscription {
 		}
 	}
 
-	private void renewLeases() {
-		Map<Integer, List<ClaimedJob>> byBucket = new LinkedHashMap<>();
-		for (RunningJob runningJob : this.running) {
-			if (!runningJob.isSettled()) {
-				byBucket.computeIfAbsent(runningJob.job.bucket(), (b) -> new ArrayList<>()).add(runningJob.job);
-			}
-		}
-		byBucket.forEach((bucket, jobs) -> this.store.extend(bucket, this.settings.lease().toMillis(), jobs)
-			.whenComplete((renewed, ex) -> {
-				if (ex != null) {
-					logger.debug("Could not renew leases in bucket {}; retrying at the next renewal", bucket, ex);
-					return;
-				}
-				for (int i = 0; i < renewed.size(); i++) {
-					if (!renewed.get(i)) {
-						logger.warn("Lease of job {} was lost while its handler runs; it may run again elsewhere",
-								JobOutcomes.describe(jobs.get(i)));
-					}
-				}
-			}));
-	}
 
 	// ---- closing -------------------------------------------------------------------------
 
@@ -363,9 +341,7 @@ public final class TopicConsumer implements Subscription {
 			}
 		}
 		giveBack(unfinished, false);
-		if (this.leaseRenewal != null) {
-			this.leaseRenewal.cancel(false);
-		}
+		this.leases.stop();
 		this.workers.shutdownNow();
 		this.onClosed.run();
 		if (!unfinished.isEmpty()) {
