@@ -230,6 +230,12 @@ public final class Migrator implements WakeUps, AutoCloseable {
 	}
 
 	private void lose(int bucket) {
+		forget(bucket);
+		logger.debug("Lost the lock of bucket {} to another instance", bucket);
+	}
+
+	/** Stops migrating a bucket, without touching its lock in Redis. */
+	private void forget(int bucket) {
 		this.lock.lock();
 		try {
 			this.owned[bucket] = false;
@@ -238,7 +244,6 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		finally {
 			this.lock.unlock();
 		}
-		logger.debug("Lost the lock of bucket {} to another instance", bucket);
 	}
 
 	private Duration sweepInterval() {
@@ -289,14 +294,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 	}
 
 	private void release(int bucket) {
-		this.lock.lock();
-		try {
-			this.owned[bucket] = false;
-			this.wakeAt[bucket] = NEVER;
-		}
-		finally {
-			this.lock.unlock();
-		}
+		forget(bucket);
 		this.store.unlock(bucket, this.instanceId);
 	}
 
