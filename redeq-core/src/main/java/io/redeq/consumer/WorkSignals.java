@@ -123,6 +123,12 @@ final class WorkSignals {
 		if (connection == null) {
 			connection = this.store.scripts().connections().connectDedicated();
 			this.blockingConnection = connection;
+			// close() sets closed before it reads the connection, and we publish the connection before
+			// reading closed: whichever runs second sees the other, so a close that raced the first
+			// BLPOP still cuts it short instead of waiting a poll interval.
+			if (this.closed) {
+				this.store.scripts().connections().close(connection);
+			}
 		}
 		return connection;
 	}

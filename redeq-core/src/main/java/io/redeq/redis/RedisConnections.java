@@ -110,8 +110,9 @@ public final class RedisConnections implements AutoCloseable {
 
 	/** Closes one dedicated connection early, e.g. to cut a blocked read short on shutdown. */
 	public synchronized void close(StatefulConnection<?, ?> connection) {
-		this.opened.remove(connection);
-		connection.closeAsync();
+		if (this.opened.remove(connection)) {
+			connection.closeAsync();
+		}
 	}
 
 	@Override
