@@ -210,6 +210,25 @@ class SchedulingIntegrationTests {
 		}
 	}
 
+	@Test
+	void aBatchStopsAtTheCapacityJobByJobAndAFullTopicStillTakesReplacements() {
+		try (Redeq capped = Redeq.builder(this.lettuce).prefix("batchcap").migratorEnabled(false).buckets(1).maxPending(3)
+			.build()) {
+			List<Job> five = new ArrayList<>();
+			for (int i = 0; i < 5; i++) {
+				five.add(Job.builder("capped").id("c" + i).payload(i).delay(Duration.ofHours(1)).build());
+			}
+			assertThatExceptionOfType(CapacityExceededException.class).isThrownBy(() -> capped.client().scheduleAll(five))
+				.withMessageContaining("'c3' in topic 'capped'");
+			assertThat(capped.admin().stats("capped").delayed()).isEqualTo(3);
+			assertThat(capped.client().find("capped", "c2")).isPresent();
+			assertThat(capped.client().find("capped", "c3")).isEmpty();
+
+			capped.client().schedule(Job.builder("capped").id("c0").payload(99).delay(Duration.ofHours(2)).build());
+			assertThat(capped.admin().stats("capped").delayed()).isEqualTo(3);
+		}
+	}
+
 	private long redisTimeMillis() {
 		RedisCommands<String, String> commands = this.lettuce.connect().sync();
 		List<String> time = commands.time();
