@@ -6,9 +6,10 @@ import java.util.concurrent.ThreadLocalRandom;
 import io.redeq.internal.Validate;
 
 /**
- * Exponential backoff with jitter between the attempts of a failing job: attempt {@code k}
- * (1-based) that failed waits {@code min(max, initial × multiplier^(k-1))}, spread by
- * {@code ± jitter} of itself. Stateless, because the attempt count travels with the job.
+ * Exponential backoff with jitter between the attempts of a failing job: attempt
+ * {@code k} (1-based) that failed waits {@code min(max, initial × multiplier^(k-1))},
+ * spread by {@code ± jitter} of itself. Stateless, because the attempt count travels with
+ * the job.
  *
  * @param initial the wait after the first failed attempt
  * @param multiplier how much each further wait grows, {@code >= 1}
@@ -25,7 +26,8 @@ public record Backoff(Duration initial, double multiplier, Duration max, double 
 		Validate.positiveOrZero("backoff.initial", initial);
 		Validate.positiveOrZero("backoff.max", max);
 		if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
-			throw new IllegalArgumentException("backoff.multiplier must be a finite number >= 1.0, but was " + multiplier);
+			throw new IllegalArgumentException(
+					"backoff.multiplier must be a finite number >= 1.0, but was " + multiplier);
 		}
 		if (!(jitter >= 0.0 && jitter <= 1.0)) {
 			throw new IllegalArgumentException("backoff.jitter must be between 0.0 and 1.0, but was " + jitter);

@@ -9,8 +9,8 @@ import java.time.Instant;
  * @param id the job's id
  * @param payload the payload as JSON text
  * @param attempts how many times a handler was given the job
- * @param lastError why it died: the last exception's class and message, or the reason it could not
- * be delivered
+ * @param lastError why it died: the last exception's class and message, or the reason it
+ * could not be delivered
  * @param diedAt when it died, on the Redis server's clock
  * @since 0.1.0
  */

@@ -8,8 +8,9 @@ package io.redeq;
 public enum Duplicate {
 
 	/**
-	 * Replace the payload and due time of the existing job if it is waiting (DELAYED, READY or
-	 * DEAD); fail with {@link DuplicateJobException} if a handler is running it. The default.
+	 * Replace the payload and due time of the existing job if it is waiting (DELAYED,
+	 * READY or DEAD); fail with {@link DuplicateJobException} if a handler is running it.
+	 * The default.
 	 */
 	REPLACE,
 

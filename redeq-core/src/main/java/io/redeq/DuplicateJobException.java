@@ -2,8 +2,8 @@ package io.redeq;
 
 /**
  * Thrown when a job id is already taken in its topic and the job asked for
- * {@link Duplicate#REJECT}, or when an existing job cannot be replaced because a handler is
- * running it.
+ * {@link Duplicate#REJECT}, or when an existing job cannot be replaced because a handler
+ * is running it.
  *
  * @since 0.1.0
  */

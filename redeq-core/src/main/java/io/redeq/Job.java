@@ -7,8 +7,9 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A job to schedule: a topic, an optional id (a business key such as an order id; generated when
- * absent), a payload and when it is due. Build one with {@link #builder(String)}.
+ * A job to schedule: a topic, an optional id (a business key such as an order id;
+ * generated when absent), a payload and when it is due. Build one with
+ * {@link #builder(String)}.
  *
  * @since 0.1.0
  */
@@ -53,7 +54,10 @@ public final class Job {
 		return this.payload;
 	}
 
-	/** The delay from the moment Redis accepts the job, or {@code null} when {@link #dueAt()} is set. */
+	/**
+	 * The delay from the moment Redis accepts the job, or {@code null} when
+	 * {@link #dueAt()} is set.
+	 */
 	public @Nullable Duration delay() {
 		return this.delay;
 	}
@@ -74,7 +78,8 @@ public final class Job {
 	}
 
 	/**
-	 * Builder of {@link Job}. Without {@code delay} or {@code dueAt} a job is due at once.
+	 * Builder of {@link Job}. Without {@code delay} or {@code dueAt} a job is due at
+	 * once.
 	 */
 	public static final class Builder {
 
@@ -94,7 +99,10 @@ public final class Job {
 			this.topic = topic;
 		}
 
-		/** The job's id, unique within its topic; a business key makes cancel and find easy. */
+		/**
+		 * The job's id, unique within its topic; a business key makes cancel and find
+		 * easy.
+		 */
 		public Builder id(String id) {
 			this.id = id;
 			return this;
@@ -120,7 +128,9 @@ public final class Job {
 			return this;
 		}
 
-		/** What to do when the id is already taken; {@link Duplicate#REPLACE} by default. */
+		/**
+		 * What to do when the id is already taken; {@link Duplicate#REPLACE} by default.
+		 */
 		public Builder onDuplicate(Duplicate onDuplicate) {
 			this.onDuplicate = Objects.requireNonNull(onDuplicate, "onDuplicate must not be null");
 			return this;

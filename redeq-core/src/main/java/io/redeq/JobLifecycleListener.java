@@ -4,10 +4,10 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Told what became of each delivered job: the seed design's onSucceed, onRetry and onFailed.
- * Called on the worker thread after the outcome is stored in Redis; a listener that throws is
- * logged and ignored. Register with {@link Redeq.Builder#lifecycleListener}; in Spring, declare
- * beans of this type.
+ * Told what became of each delivered job: the seed design's onSucceed, onRetry and
+ * onFailed. Called on the worker thread after the outcome is stored in Redis; a listener
+ * that throws is logged and ignored. Register with
+ * {@link Redeq.Builder#lifecycleListener}; in Spring, declare beans of this type.
  *
  * @since 0.1.0
  */

@@ -1,8 +1,8 @@
 package io.redeq;
 
 /**
- * Where a job is in its life: DELAYED → READY → IN_FLIGHT → (done | DELAYED again for a retry |
- * DEAD). A finished or cancelled job no longer exists.
+ * Where a job is in its life: DELAYED → READY → IN_FLIGHT → (done | DELAYED again for a
+ * retry | DEAD). A finished or cancelled job no longer exists.
  *
  * @since 0.1.0
  */

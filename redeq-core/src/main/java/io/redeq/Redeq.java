@@ -39,9 +39,9 @@ import io.redeq.schedule.JobScheduler;
 import io.redeq.schedule.WakeUps;
 
 /**
- * The redeq engine on one Lettuce client: its {@link #client() client} schedules jobs, its
- * {@link #admin() admin} operates queues, {@link #subscribe} consumes a topic, and its migrator
- * moves due jobs to the ready queues in the background.
+ * The redeq engine on one Lettuce client: its {@link #client() client} schedules jobs,
+ * its {@link #admin() admin} operates queues, {@link #subscribe} consumes a topic, and
+ * its migrator moves due jobs to the ready queues in the background.
  *
  * <pre class="code">
  * Redeq redeq = Redeq.builder(redisClient).prefix("redeq").buckets(16).build();
@@ -49,8 +49,8 @@ import io.redeq.schedule.WakeUps;
  * Subscription s = redeq.subscribe("order.timeout", OrderTimeout.class, (payload, delivery) -&gt; ...);
  * </pre>
  *
- * Closing stops the subscriptions gracefully, then the migrator, and closes the connections redeq
- * opened; the Lettuce client stays open, because its owner closes it.
+ * Closing stops the subscriptions gracefully, then the migrator, and closes the
+ * connections redeq opened; the Lettuce client stays open, because its owner closes it.
  *
  * @since 0.1.0
  */
@@ -84,7 +84,10 @@ public final class Redeq implements AutoCloseable {
 
 	private final ScheduledExecutorService timers;
 
-	/** Its own thread: a refresh waits on Redis, and must never delay a lease renewal or a timeout. */
+	/**
+	 * Its own thread: a refresh waits on Redis, and must never delay a lease renewal or a
+	 * timeout.
+	 */
 	private final ScheduledExecutorService statsTimer;
 
 	private final Map<String, TopicConsumer> subscriptions = new ConcurrentHashMap<>();
@@ -107,7 +110,8 @@ public final class Redeq implements AutoCloseable {
 		this.events = (meters != null) ? meters : builder.events;
 		this.listeners = List.copyOf(builder.listeners);
 		checkBucketCount();
-		this.migrator = options.migratorEnabled() ? new Migrator(this.store, options, this.instanceId, this.events) : null;
+		this.migrator = options.migratorEnabled() ? new Migrator(this.store, options, this.instanceId, this.events)
+				: null;
 		this.wakeUps = (this.migrator != null) ? this.migrator
 				: (bucket, dueAt) -> this.store.publishWake(bucket, dueAt).exceptionally((ex) -> 0L);
 		this.client = new JobScheduler(this.store, this.codec, options, this.wakeUps, this.events);
@@ -135,17 +139,17 @@ public final class Redeq implements AutoCloseable {
 	}
 
 	/**
-	 * Starts building an engine on a Lettuce {@code RedisClient} or {@code RedisClusterClient} that
-	 * the caller owns and closes.
+	 * Starts building an engine on a Lettuce {@code RedisClient} or
+	 * {@code RedisClusterClient} that the caller owns and closes.
 	 */
 	public static Builder builder(AbstractRedisClient client) {
 		return new Builder(client);
 	}
 
 	/**
-	 * Refuses a bucket count that differs from the one recorded for the prefix. When Redis cannot be
-	 * reached yet, the engine starts anyway (an application must survive Redis starting after it) and
-	 * the migrator checks before it moves anything.
+	 * Refuses a bucket count that differs from the one recorded for the prefix. When
+	 * Redis cannot be reached yet, the engine starts anyway (an application must survive
+	 * Redis starting after it) and the migrator checks before it moves anything.
 	 */
 	private void checkBucketCount() {
 		try {
@@ -184,15 +188,19 @@ public final class Redeq implements AutoCloseable {
 	}
 
 	/**
-	 * What this engine last saw of its queues: counts per topic, migration lag, how long READY jobs
-	 * wait, owned buckets. Refreshed in the background every {@code stats-refresh-interval}, so
-	 * calling it often costs no Redis call; the first call starts the refresh.
+	 * What this engine last saw of its queues: counts per topic, migration lag, how long
+	 * READY jobs wait, owned buckets. Refreshed in the background every
+	 * {@code stats-refresh-interval}, so calling it often costs no Redis call; the first
+	 * call starts the refresh.
 	 */
 	public RedeqSnapshot snapshot() {
 		return this.snapshots.latest();
 	}
 
-	/** Takes a fresh snapshot now (one read per bucket); for health checks that must not be stale. */
+	/**
+	 * Takes a fresh snapshot now (one read per bucket); for health checks that must not
+	 * be stale.
+	 */
 	public RedeqSnapshot refreshSnapshot() {
 		this.snapshots.latest();
 		return this.snapshots.refresh();
@@ -214,8 +222,8 @@ public final class Redeq implements AutoCloseable {
 	}
 
 	/**
-	 * Consumes a topic whose payload has a generic type such as {@code List<Item>}; the handler
-	 * receives values of {@code payloadType}.
+	 * Consumes a topic whose payload has a generic type such as {@code List<Item>}; the
+	 * handler receives values of {@code payloadType}.
 	 */
 	public <T> Subscription subscribe(String topic, Type payloadType, JobHandler<T> handler) {
 		return subscribe(topic, payloadType, handler, SubscriptionOptions.defaults());
@@ -232,9 +240,9 @@ public final class Redeq implements AutoCloseable {
 			throw new IllegalStateException("Cannot subscribe to topic '" + topic + "': redeq is closed");
 		}
 		Duration timeout = subscriptionOptions.timeout(this.options);
-		ConsumerSettings settings = new ConsumerSettings(topic, payloadType, subscriptionOptions.concurrency(this.options),
-				subscriptionOptions.maxAttempts(this.options), timeout, subscriptionOptions.lease(timeout),
-				subscriptionOptions.backoff(this.options));
+		ConsumerSettings settings = new ConsumerSettings(topic, payloadType,
+				subscriptionOptions.concurrency(this.options), subscriptionOptions.maxAttempts(this.options), timeout,
+				subscriptionOptions.lease(timeout), subscriptionOptions.backoff(this.options));
 		ConsumerContext context = new ConsumerContext(this.store, this.codec, this.options, this.events, this.listeners,
 				this.wakeUps, this.timers, this.instanceId);
 		TopicConsumer[] created = new TopicConsumer[1];
@@ -251,7 +259,10 @@ public final class Redeq implements AutoCloseable {
 		return consumer;
 	}
 
-	/** Stops every subscription (gracefully, in parallel), then the migrator; closes redeq's connections. */
+	/**
+	 * Stops every subscription (gracefully, in parallel), then the migrator; closes
+	 * redeq's connections.
+	 */
 	@Override
 	public void close() {
 		if (this.closed) {
@@ -281,8 +292,8 @@ public final class Redeq implements AutoCloseable {
 	}
 
 	/**
-	 * Builder of {@link Redeq}; one setter per configuration key, named after it. Defaults are those
-	 * of the Spring Boot starter's {@code redeq.*} keys.
+	 * Builder of {@link Redeq}; one setter per configuration key, named after it.
+	 * Defaults are those of the Spring Boot starter's {@code redeq.*} keys.
 	 */
 	public static final class Builder {
 
@@ -345,8 +356,9 @@ public final class Redeq implements AutoCloseable {
 		/** Namespace of every Redis key ({@code redeq.prefix}). */
 		public Builder prefix(String prefix) {
 			if (prefix == null || !prefix.matches("[A-Za-z0-9._\\-]{1,50}")) {
-				throw new IllegalArgumentException("redeq.prefix must be 1 to 50 characters from A-Z a-z 0-9 . _ -, but was "
-						+ ((prefix != null) ? "'" + prefix + "'" : "null"));
+				throw new IllegalArgumentException(
+						"redeq.prefix must be 1 to 50 characters from A-Z a-z 0-9 . _ -, but was "
+								+ ((prefix != null) ? "'" + prefix + "'" : "null"));
 			}
 			this.prefix = prefix;
 			return this;
@@ -379,7 +391,8 @@ public final class Redeq implements AutoCloseable {
 		/** Jobs moved per migration call ({@code redeq.migrator.batch-size}). */
 		public Builder batchSize(int batchSize) {
 			if (batchSize < 1 || batchSize > 5000) {
-				throw new IllegalArgumentException("redeq.migrator.batch-size must be between 1 and 5000, but was " + batchSize);
+				throw new IllegalArgumentException(
+						"redeq.migrator.batch-size must be between 1 and 5000, but was " + batchSize);
 			}
 			this.batchSize = batchSize;
 			return this;
@@ -395,7 +408,8 @@ public final class Redeq implements AutoCloseable {
 		public Builder lockTtl(Duration lockTtl) {
 			Validate.positive("redeq.migrator.lock-ttl", lockTtl);
 			if (lockTtl.toMillis() < 300) {
-				throw new IllegalArgumentException("redeq.migrator.lock-ttl must be at least 300ms, but was " + lockTtl);
+				throw new IllegalArgumentException(
+						"redeq.migrator.lock-ttl must be at least 300ms, but was " + lockTtl);
 			}
 			this.lockTtl = lockTtl;
 			return this;
@@ -425,19 +439,27 @@ public final class Redeq implements AutoCloseable {
 			return this;
 		}
 
-		/** Whether idle consumers block in Redis with BLPOP ({@code redeq.consumer.blocking}). */
+		/**
+		 * Whether idle consumers block in Redis with BLPOP
+		 * ({@code redeq.consumer.blocking}).
+		 */
 		public Builder blocking(boolean blocking) {
 			this.blocking = blocking;
 			return this;
 		}
 
-		/** Longest idle wait before a consumer checks the ready lists itself ({@code redeq.consumer.poll-interval}). */
+		/**
+		 * Longest idle wait before a consumer checks the ready lists itself
+		 * ({@code redeq.consumer.poll-interval}).
+		 */
 		public Builder pollInterval(Duration pollInterval) {
 			this.pollInterval = Validate.positive("redeq.consumer.poll-interval", pollInterval);
 			return this;
 		}
 
-		/** How long closing waits for running handlers ({@code redeq.shutdown-timeout}). */
+		/**
+		 * How long closing waits for running handlers ({@code redeq.shutdown-timeout}).
+		 */
 		public Builder shutdownTimeout(Duration shutdownTimeout) {
 			this.shutdownTimeout = Validate.positiveOrZero("redeq.shutdown-timeout", shutdownTimeout);
 			return this;
@@ -449,7 +471,10 @@ public final class Redeq implements AutoCloseable {
 			return this;
 		}
 
-		/** How long a call waits for Redis before RedeqUnavailableException ({@code redeq.command-timeout}). */
+		/**
+		 * How long a call waits for Redis before RedeqUnavailableException
+		 * ({@code redeq.command-timeout}).
+		 */
 		public Builder commandTimeout(Duration commandTimeout) {
 			this.commandTimeout = Validate.positive("redeq.command-timeout", commandTimeout);
 			return this;
@@ -469,7 +494,8 @@ public final class Redeq implements AutoCloseable {
 
 		/**
 		 * How often the background snapshot behind gauges and health is refreshed
-		 * ({@code redeq.stats-refresh-interval}); one read-only script per bucket each time.
+		 * ({@code redeq.stats-refresh-interval}); one read-only script per bucket each
+		 * time.
 		 */
 		public Builder statsRefreshInterval(Duration interval) {
 			this.statsRefreshInterval = Validate.positive("redeq.stats-refresh-interval", interval);
@@ -477,20 +503,24 @@ public final class Redeq implements AutoCloseable {
 		}
 
 		/**
-		 * Replicas that must acknowledge each scheduled job before {@code schedule} returns
-		 * ({@code redeq.durability.wait-replicas}). After the schedule script, redeq sends Redis
-		 * {@code WAIT n timeout} on the connection of the node that ran it, and throws
-		 * {@link RedeqUnavailableException} when fewer replicas acknowledged in time (the job was
-		 * written, but a failover now could lose it; scheduling it again under the same id is safe).
-		 * 0, the default, does not wait: replication is asynchronous, and a master that fails before
-		 * its replica copied a job loses it.
+		 * Replicas that must acknowledge each scheduled job before {@code schedule}
+		 * returns ({@code redeq.durability.wait-replicas}). After the schedule script,
+		 * redeq sends Redis {@code WAIT n timeout} on the connection of the node that ran
+		 * it, and throws {@link RedeqUnavailableException} when fewer replicas
+		 * acknowledged in time (the job was written, but a failover now could lose it;
+		 * scheduling it again under the same id is safe). 0, the default, does not wait:
+		 * replication is asynchronous, and a master that fails before its replica copied
+		 * a job loses it.
 		 */
 		public Builder waitReplicas(int replicas) {
 			this.waitReplicas = Validate.atLeast("redeq.durability.wait-replicas", replicas, 0);
 			return this;
 		}
 
-		/** Longest wait for {@link #waitReplicas(int) replicas} ({@code redeq.durability.wait-timeout}). */
+		/**
+		 * Longest wait for {@link #waitReplicas(int) replicas}
+		 * ({@code redeq.durability.wait-timeout}).
+		 */
 		public Builder waitTimeout(Duration waitTimeout) {
 			this.waitTimeout = Validate.positive("redeq.durability.wait-timeout", waitTimeout);
 			return this;
@@ -502,7 +532,9 @@ public final class Redeq implements AutoCloseable {
 			return this;
 		}
 
-		/** This instance's id in Redis (lock owner, claim tokens); generated when not set. */
+		/**
+		 * This instance's id in Redis (lock owner, claim tokens); generated when not set.
+		 */
 		public Builder instanceId(String instanceId) {
 			if (instanceId == null || instanceId.isBlank() || instanceId.contains(":")) {
 				throw new IllegalArgumentException("instanceId must be non-blank without ':', but was " + instanceId);
@@ -526,17 +558,19 @@ public final class Redeq implements AutoCloseable {
 		}
 
 		public RedeqOptions options() {
-			return new RedeqOptions(this.prefix, this.buckets, this.maxPending, this.maxPayloadSize, this.migratorEnabled,
-					this.batchSize, this.sweepInterval, this.lockTtl, this.concurrency, this.timeout, this.maxAttempts,
-					this.backoff, this.blocking, this.pollInterval, this.shutdownTimeout, this.deadLetterRetention,
-					this.commandTimeout, this.statsRefreshInterval, this.waitReplicas, this.waitTimeout);
+			return new RedeqOptions(this.prefix, this.buckets, this.maxPending, this.maxPayloadSize,
+					this.migratorEnabled, this.batchSize, this.sweepInterval, this.lockTtl, this.concurrency,
+					this.timeout, this.maxAttempts, this.backoff, this.blocking, this.pollInterval,
+					this.shutdownTimeout, this.deadLetterRetention, this.commandTimeout, this.statsRefreshInterval,
+					this.waitReplicas, this.waitTimeout);
 		}
 
 		/**
-		 * Moves every job of this prefix from the bucket count recorded in Redis to the configured
-		 * {@link #buckets(int) buckets}, then records the new count. Run it with every instance
-		 * stopped (they refuse to start while counts differ). Interrupted, it can simply run again:
-		 * each job is copied before it is removed, so nothing is lost.
+		 * Moves every job of this prefix from the bucket count recorded in Redis to the
+		 * configured {@link #buckets(int) buckets}, then records the new count. Run it
+		 * with every instance stopped (they refuse to start while counts differ).
+		 * Interrupted, it can simply run again: each job is copied before it is removed,
+		 * so nothing is lost.
 		 * @return the number of jobs moved to another bucket
 		 */
 		public long reshard() {
@@ -555,7 +589,10 @@ public final class Redeq implements AutoCloseable {
 			}
 		}
 
-		/** Builds and starts the engine (its migrator runs at once; consumers start on subscribe). */
+		/**
+		 * Builds and starts the engine (its migrator runs at once; consumers start on
+		 * subscribe).
+		 */
 		public Redeq build() {
 			return new Redeq(this, options());
 		}

@@ -4,7 +4,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Operates queues: exact counts per topic, and inspection, requeue and purge of dead jobs.
+ * Operates queues: exact counts per topic, and inspection, requeue and purge of dead
+ * jobs.
  *
  * @since 0.1.0
  */

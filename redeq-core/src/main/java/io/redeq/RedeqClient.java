@@ -9,8 +9,8 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Schedules, cancels, reschedules and looks up delayed jobs. Thread-safe; one per application
- * (a bean in Spring, {@link Redeq#client()} without Spring).
+ * Schedules, cancels, reschedules and looks up delayed jobs. Thread-safe; one per
+ * application (a bean in Spring, {@link Redeq#client()} without Spring).
  *
  * <p>
  * Delays are measured on the Redis server's clock, so instances with a wrong clock still
@@ -39,9 +39,9 @@ public interface RedeqClient {
 	String schedule(Job job);
 
 	/**
-	 * Schedules many jobs in pipelined round trips. Each job is applied atomically; if one fails
-	 * (capacity, duplicate), the others still go through and the first failure is thrown after
-	 * all were sent.
+	 * Schedules many jobs in pipelined round trips. Each job is applied atomically; if
+	 * one fails (capacity, duplicate), the others still go through and the first failure
+	 * is thrown after all were sent.
 	 * @return the ids, in the order of {@code jobs}
 	 */
 	List<String> scheduleAll(Collection<Job> jobs);

@@ -1,8 +1,8 @@
 package io.redeq;
 
 /**
- * Base class of the errors redeq reports. Unchecked, like Spring's data access exceptions: the
- * caller decides where handling them is worth it.
+ * Base class of the errors redeq reports. Unchecked, like Spring's data access
+ * exceptions: the caller decides where handling them is worth it.
  *
  * @since 0.1.0
  */

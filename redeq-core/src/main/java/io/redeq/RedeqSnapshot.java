@@ -9,16 +9,18 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What one engine last saw of its queues, refreshed in the background at a bounded rate so that
- * metrics scrapes and health checks never cause a burst of Redis calls. See {@link Redeq#snapshot()}.
+ * What one engine last saw of its queues, refreshed in the background at a bounded rate
+ * so that metrics scrapes and health checks never cause a burst of Redis calls. See
+ * {@link Redeq#snapshot()}.
  *
  * @param takenAt when the snapshot was taken (local clock)
  * @param redisReachable whether the last refresh reached Redis
  * @param error why it did not, or {@code null}
  * @param topics exact counts per topic
- * @param migrationLag how long the most overdue delayed job has waited to be migrated (zero when the
- * migrators keep up)
- * @param oldestReadyWait per topic with READY jobs, how long the one that waited longest has been due
+ * @param migrationLag how long the most overdue delayed job has waited to be migrated
+ * (zero when the migrators keep up)
+ * @param oldestReadyWait per topic with READY jobs, how long the one that waited longest
+ * has been due
  * @param ownedBuckets buckets this instance migrates
  * @param subscribedTopics topics this instance consumes
  * @since 0.1.0
@@ -29,8 +31,8 @@ public record RedeqSnapshot(Instant takenAt, boolean redisReachable, @Nullable S
 
 	/** Before the first refresh. */
 	public static RedeqSnapshot empty() {
-		return new RedeqSnapshot(Instant.EPOCH, false, "not refreshed yet", Map.of(), Duration.ZERO, Map.of(), List.of(),
-				Set.of());
+		return new RedeqSnapshot(Instant.EPOCH, false, "not refreshed yet", Map.of(), Duration.ZERO, Map.of(),
+				List.of(), Set.of());
 	}
 
 }

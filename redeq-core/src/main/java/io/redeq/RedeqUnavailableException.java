@@ -1,8 +1,8 @@
 package io.redeq;
 
 /**
- * Thrown when Redis cannot be reached, or does not answer, within the command timeout. The
- * operation may or may not have been applied; scheduling again with the same id and
+ * Thrown when Redis cannot be reached, or does not answer, within the command timeout.
+ * The operation may or may not have been applied; scheduling again with the same id and
  * {@link Duplicate#REPLACE} or {@link Duplicate#KEEP} is safe.
  *
  * @since 0.1.0

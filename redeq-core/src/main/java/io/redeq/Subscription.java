@@ -1,9 +1,9 @@
 package io.redeq;
 
 /**
- * A running consumer of one topic. {@link #close()} stops it gracefully: it stops fetching at
- * once, lets running handlers finish within the shutdown timeout, and hands every unfinished
- * job back to READY.
+ * A running consumer of one topic. {@link #close()} stops it gracefully: it stops
+ * fetching at once, lets running handlers finish within the shutdown timeout, and hands
+ * every unfinished job back to READY.
  *
  * @since 0.1.0
  */

@@ -98,9 +98,9 @@ public final class SubscriptionOptions {
 		}
 
 		/**
-		 * How long an in-flight job stays claimed without renewal; shorter than the timeout means a
-		 * crashed instance's jobs come back sooner. Renewed every third of it while the handler runs.
-		 * Defaults to the timeout.
+		 * How long an in-flight job stays claimed without renewal; shorter than the
+		 * timeout means a crashed instance's jobs come back sooner. Renewed every third
+		 * of it while the handler runs. Defaults to the timeout.
 		 */
 		public Builder lease(Duration lease) {
 			this.lease = Validate.positive("lease", lease);

@@ -28,14 +28,18 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * redeq as a Redis ACL user that may touch only its prefix's keys and channels and run only the
- * commands redeq sends (directly, and inside its Lua scripts, which Redis checks against the same
- * ACL). The rules are the ones docs/README-reliability.md documents, for prefix {@code shop}.
+ * redeq as a Redis ACL user that may touch only its prefix's keys and channels and run
+ * only the commands redeq sends (directly, and inside its Lua scripts, which Redis checks
+ * against the same ACL). The rules are the ones docs/README-reliability.md documents, for
+ * prefix {@code shop}.
  */
 @RedisTest
 class AclIntegrationTests {
 
-	/** Key and channel patterns of prefix "shop": plain keys, bucket keys (hash tags), channels. */
+	/**
+	 * Key and channel patterns of prefix "shop": plain keys, bucket keys (hash tags),
+	 * channels.
+	 */
 	static final String KEYS = "resetkeys ~shop:* ~{shop:* resetchannels &shop:*";
 
 	/** Every command redeq sends, and every command its scripts call. */
@@ -58,7 +62,8 @@ class AclIntegrationTests {
 	@BeforeEach
 	void createUsers() {
 		acl("SETUSER redeq-app reset on >app-secret " + KEYS + " " + COMMANDS);
-		// The same commands, but the bucket keys ({shop:...}) are missing from its key patterns.
+		// The same commands, but the bucket keys ({shop:...}) are missing from its key
+		// patterns.
 		acl("SETUSER no-buckets reset on >other-secret resetkeys ~shop:* resetchannels &shop:* " + COMMANDS);
 		// The keys, but no scripts.
 		acl("SETUSER no-scripts reset on >third-secret " + KEYS + " " + COMMANDS.replace("+evalsha +eval ", ""));
@@ -84,8 +89,9 @@ class AclIntegrationTests {
 	}
 
 	private RedisClient clientAs(String user, String password) {
-		RedisClient client = RedisClient
-			.create(RedisURI.Builder.redis(this.server.host(), this.server.port()).withAuthentication(user, password).build());
+		RedisClient client = RedisClient.create(RedisURI.Builder.redis(this.server.host(), this.server.port())
+			.withAuthentication(user, password)
+			.build());
 		this.clients.add(client);
 		return client;
 	}
@@ -123,7 +129,8 @@ class AclIntegrationTests {
 			jobs.scheduleAll(batch);
 			jobs.schedule(Job.builder("mail").id("flaky").payload("flaky").build());
 			jobs.schedule(Job.builder("mail").id("poison").payload("poison").build());
-			await().atMost(Duration.ofSeconds(20)).until(() -> deliveries.size() == 53 && admin.stats("mail").dead() == 1);
+			await().atMost(Duration.ofSeconds(20))
+				.until(() -> deliveries.size() == 53 && admin.stats("mail").dead() == 1);
 			assertThat(deliveries.get("flaky")).hasValue(2);
 			assertThat(admin.deadJobs("mail", 0, 10)).singleElement()
 				.satisfies((dead) -> assertThat(dead.lastError()).contains("poison always fails"));
@@ -140,13 +147,17 @@ class AclIntegrationTests {
 			// Nothing was denied: no command, key or channel outside the rules.
 			assertThat(redis.aclLog()).as("ACL LOG").isEmpty();
 			// And redeq wrote only under its prefix.
-			assertThat(redis.keys("*")).isNotEmpty().allMatch((key) -> key.startsWith("shop:") || key.startsWith("{shop:"));
+			assertThat(redis.keys("*")).isNotEmpty()
+				.allMatch((key) -> key.startsWith("shop:") || key.startsWith("{shop:"));
 		}
 	}
 
 	@Test
 	void aUserWithoutTheBucketKeysGetsAClearError() {
-		try (Redeq redeq = Redeq.builder(clientAs("no-buckets", "other-secret")).prefix("shop").migratorEnabled(false).build()) {
+		try (Redeq redeq = Redeq.builder(clientAs("no-buckets", "other-secret"))
+			.prefix("shop")
+			.migratorEnabled(false)
+			.build()) {
 			assertThatExceptionOfType(RedeqException.class)
 				.isThrownBy(() -> redeq.client().schedule("mail", "x", Duration.ofMinutes(1)))
 				.withMessageContaining("Redis rejected schedule")
@@ -156,7 +167,10 @@ class AclIntegrationTests {
 
 	@Test
 	void aUserWithoutScriptsGetsAClearError() {
-		try (Redeq redeq = Redeq.builder(clientAs("no-scripts", "third-secret")).prefix("shop").migratorEnabled(false).build()) {
+		try (Redeq redeq = Redeq.builder(clientAs("no-scripts", "third-secret"))
+			.prefix("shop")
+			.migratorEnabled(false)
+			.build()) {
 			assertThatExceptionOfType(RedeqException.class)
 				.isThrownBy(() -> redeq.client().schedule("mail", "x", Duration.ofMinutes(1)))
 				.withMessageContaining("Redis rejected schedule")

@@ -15,8 +15,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 /**
- * Bad input at the entry points not covered elsewhere: the builder, subscribe, admin and backoff.
- * Every refusal names the value and what is allowed.
+ * Bad input at the entry points not covered elsewhere: the builder, subscribe, admin and
+ * backoff. Every refusal names the value and what is allowed.
  */
 @RedisTest
 class BadInputIntegrationTests {
@@ -46,17 +46,22 @@ class BadInputIntegrationTests {
 			.withMessage("redeq.buckets must be a power of two between 1 and 1024, but was 10");
 		assertThatIllegalArgumentException().isThrownBy(() -> builder.buckets(2048)).withMessageContaining("2048");
 		assertThatIllegalArgumentException().isThrownBy(() -> builder.prefix("a b"))
-			.withMessageContaining("redeq.prefix").withMessageContaining("'a b'");
+			.withMessageContaining("redeq.prefix")
+			.withMessageContaining("'a b'");
 		assertThatIllegalArgumentException().isThrownBy(() -> builder.maxPending(-1))
-			.withMessageContaining("redeq.max-pending").withMessageContaining("-1");
+			.withMessageContaining("redeq.max-pending")
+			.withMessageContaining("-1");
 		assertThatIllegalArgumentException().isThrownBy(() -> builder.maxPayloadSize(0))
 			.withMessageContaining("redeq.max-payload-size");
 		assertThatIllegalArgumentException().isThrownBy(() -> builder.batchSize(0))
-			.withMessageContaining("redeq.migrator.batch-size").withMessageContaining("5000");
+			.withMessageContaining("redeq.migrator.batch-size")
+			.withMessageContaining("5000");
 		assertThatIllegalArgumentException().isThrownBy(() -> builder.sweepInterval(Duration.ofSeconds(-1)))
-			.withMessageContaining("redeq.migrator.sweep-interval").withMessageContaining("PT-1S");
+			.withMessageContaining("redeq.migrator.sweep-interval")
+			.withMessageContaining("PT-1S");
 		assertThatIllegalArgumentException().isThrownBy(() -> builder.lockTtl(Duration.ofMillis(100)))
-			.withMessageContaining("redeq.migrator.lock-ttl").withMessageContaining("300ms");
+			.withMessageContaining("redeq.migrator.lock-ttl")
+			.withMessageContaining("300ms");
 		assertThatIllegalArgumentException().isThrownBy(() -> builder.concurrency(0))
 			.withMessageContaining("redeq.consumer.concurrency must be at least 1, but was 0");
 		assertThatIllegalArgumentException().isThrownBy(() -> builder.timeout(Duration.ZERO))
@@ -78,13 +83,16 @@ class BadInputIntegrationTests {
 	void backoffRefusesNonsense() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new Backoff(Duration.ofSeconds(1), 0.5, Duration.ofMinutes(1), 0.2))
-			.withMessageContaining("multiplier").withMessageContaining("0.5");
+			.withMessageContaining("multiplier")
+			.withMessageContaining("0.5");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new Backoff(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(1), 1.5))
-			.withMessageContaining("jitter").withMessageContaining("1.5");
+			.withMessageContaining("jitter")
+			.withMessageContaining("1.5");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new Backoff(Duration.ofMinutes(2), 2.0, Duration.ofMinutes(1), 0.2))
-			.withMessageContaining("max").withMessageContaining("PT1M");
+			.withMessageContaining("max")
+			.withMessageContaining("PT1M");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new Backoff(Duration.ofSeconds(-1), 2.0, Duration.ofMinutes(1), 0.2))
 			.withMessageContaining("initial");
@@ -98,8 +106,7 @@ class BadInputIntegrationTests {
 			.withMessageContaining("'bad topic'");
 		assertThatNullPointerException().isThrownBy(() -> this.redeq.subscribe("t", String.class, null))
 			.withMessageContaining("handler");
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> SubscriptionOptions.builder().concurrency(0))
+		assertThatIllegalArgumentException().isThrownBy(() -> SubscriptionOptions.builder().concurrency(0))
 			.withMessageContaining("concurrency must be at least 1, but was 0");
 		assertThatIllegalArgumentException().isThrownBy(() -> SubscriptionOptions.builder().lease(Duration.ZERO))
 			.withMessageContaining("lease");
@@ -116,7 +123,8 @@ class BadInputIntegrationTests {
 			.withMessageContaining("offset must be at least 0, but was -1");
 		assertThatIllegalArgumentException().isThrownBy(() -> admin.deadJobs("t", 0, 0))
 			.withMessageContaining("limit must be between 1 and 1000, but was 0");
-		assertThatIllegalArgumentException().isThrownBy(() -> admin.deadJobs("t", 0, 5000)).withMessageContaining("5000");
+		assertThatIllegalArgumentException().isThrownBy(() -> admin.deadJobs("t", 0, 5000))
+			.withMessageContaining("5000");
 		assertThatIllegalArgumentException().isThrownBy(() -> admin.stats("")).withMessageContaining("blank");
 		assertThatIllegalArgumentException().isThrownBy(() -> admin.requeueDead("t", " x"))
 			.withMessageContaining("' x'");
@@ -124,10 +132,11 @@ class BadInputIntegrationTests {
 		assertThatNullPointerException().isThrownBy(() -> this.redeq.client().scheduleAll(null))
 			.withMessageContaining("jobs");
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> this.redeq.client().scheduleAll(List.of(Job.builder("ok").payload(1).build(),
-					Job.builder("not ok").payload(2).build())))
+			.isThrownBy(() -> this.redeq.client()
+				.scheduleAll(List.of(Job.builder("ok").payload(1).build(), Job.builder("not ok").payload(2).build())))
 			.withMessageContaining("'not ok'");
-		org.assertj.core.api.Assertions.assertThat(admin.topics()).as("nothing of a refused batch was written")
+		org.assertj.core.api.Assertions.assertThat(admin.topics())
+			.as("nothing of a refused batch was written")
 			.doesNotContain("ok");
 	}
 

@@ -8,14 +8,15 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 
 /**
- * A redeq instance in a JVM of its own, for the crash tests: they kill it with SIGKILL. Every
- * delivery is recorded in Redis ({@code test:started} and {@code test:completed}, id → count) so
- * that the test can count each job after the process is gone.
+ * A redeq instance in a JVM of its own, for the crash tests: they kill it with SIGKILL.
+ * Every delivery is recorded in Redis ({@code test:started} and {@code test:completed},
+ * id → count) so that the test can count each job after the process is gone.
  *
  * <p>
  * Arguments: redis URI, instance id, mode, then mode arguments:
  * <ul>
- * <li>{@code consume <topic> <concurrency> <hang>}: consumes; with hang=true handlers never return</li>
+ * <li>{@code consume <topic> <concurrency> <hang>}: consumes; with hang=true handlers
+ * never return</li>
  * <li>{@code migrate <batch-size>}: migrates only, in small batches</li>
  * </ul>
  */
@@ -47,7 +48,10 @@ public final class ChildInstance {
 					synchronized (record) {
 						record.hincrby("test:completed", delivery.id(), 1);
 					}
-				}, SubscriptionOptions.builder().concurrency(Integer.parseInt(args[4])).lease(Duration.ofSeconds(2)).build());
+				}, SubscriptionOptions.builder()
+					.concurrency(Integer.parseInt(args[4]))
+					.lease(Duration.ofSeconds(2))
+					.build());
 			}
 			System.out.println("READY " + instanceId);
 			new CountDownLatch(1).await(); // until killed

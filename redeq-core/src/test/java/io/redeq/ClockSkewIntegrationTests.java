@@ -10,10 +10,10 @@ import io.redeq.test.RedisTest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * An instance whose clock is 30 s off still schedules by delay and delivers on time, because
- * due-ness is judged on the Redis clock. The skew is real: the instance is a second JVM whose wall
- * clock libfaketime puts 30 s behind. (A clock-bound implementation fails either way: 30 s behind it
- * would deliver after 31 s, 30 s ahead at once.)
+ * An instance whose clock is 30 s off still schedules by delay and delivers on time,
+ * because due-ness is judged on the Redis clock. The skew is real: the instance is a
+ * second JVM whose wall clock libfaketime puts 30 s behind. (A clock-bound implementation
+ * fails either way: 30 s behind it would deliver after 31 s, 30 s ahead at once.)
  */
 @RedisTest
 class ClockSkewIntegrationTests {
@@ -37,7 +37,8 @@ class ClockSkewIntegrationTests {
 			long childNow = Long.parseLong(scheduled.replaceAll(".*localNow=(\\d+).*", "$1"));
 			assertThat(childNow - System.currentTimeMillis()).as("the child's clock really is off")
 				.isBetween(skew.toMillis() - 3000, skew.toMillis() + 3000);
-			// Redis time read just before scheduling: due must be 1 s after it (plus the time the call
+			// Redis time read just before scheduling: due must be 1 s after it (plus the
+			// time the call
 			// took), where a clock-bound engine would put it 29 s before it.
 			assertThat(dueInMs).as("due time minus Redis time before scheduling with a 1 s delay")
 				.isBetween(1000L, 6000L);
@@ -45,12 +46,14 @@ class ClockSkewIntegrationTests {
 			String delivered = instance.awaitLine((line) -> line.contains("DELIVERED"), Duration.ofSeconds(60));
 			assertThat(delivered).startsWith("DELIVERED");
 			long afterMs = Long.parseLong(delivered.replaceAll(".*afterMs=(\\d+).*", "$1"));
-			// A clock-bound implementation would start after ~31 s here. The bound above 1 s is loose
-			// because libfaketime itself delays the child JVM's timed waits by a second or two
-			// (measured: the same child delivers after 1005 ms without libfaketime, 2.6-4.8 s with it).
+			// A clock-bound implementation would start after ~31 s here. The bound above
+			// 1 s is loose
+			// because libfaketime itself delays the child JVM's timed waits by a second
+			// or two
+			// (measured: the same child delivers after 1005 ms without libfaketime,
+			// 2.6-4.8 s with it).
 			assertThat(afterMs).as("handler start after scheduling, ms").isBetween(950L, 10_000L);
 		}
 	}
-
 
 }

@@ -39,10 +39,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * redeq on a real Redis Cluster (3 masters + 3 replicas) through Lettuce's cluster client: one
- * topic's jobs spread over every master, every operation works, and a master failover loses no job
- * acknowledged with {@code waitReplicas(1)}. One cluster for the class (forming one takes ~15 s);
- * the failover runs last.
+ * redeq on a real Redis Cluster (3 masters + 3 replicas) through Lettuce's cluster
+ * client: one topic's jobs spread over every master, every operation works, and a master
+ * failover loses no job acknowledged with {@code waitReplicas(1)}. One cluster for the
+ * class (forming one takes ~15 s); the failover runs last.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterIntegrationTests {
@@ -82,7 +82,10 @@ class ClusterIntegrationTests {
 		}
 	}
 
-	/** The port of the master that serves a bucket, in Lettuce's current view of the cluster. */
+	/**
+	 * The port of the master that serves a bucket, in Lettuce's current view of the
+	 * cluster.
+	 */
 	private static int masterPortOf(KeySpace keys, int bucket) {
 		return client.getPartitions().getMasterBySlot(SlotHash.getSlot(keys.tag(bucket))).getUri().getPort();
 	}
@@ -103,7 +106,11 @@ class ClusterIntegrationTests {
 		try (Redeq redeq = Redeq.builder(client).prefix("spread").buckets(16).migratorEnabled(false).build()) {
 			List<Job> jobs = new ArrayList<>();
 			for (int i = 0; i < total; i++) {
-				jobs.add(Job.builder("order.timeout").id("order-" + i).payload(Map.of("order", i)).delay(Duration.ofHours(1)).build());
+				jobs.add(Job.builder("order.timeout")
+					.id("order-" + i)
+					.payload(Map.of("order", i))
+					.delay(Duration.ofHours(1))
+					.build());
 			}
 			for (int from = 0; from < total; from += 1000) {
 				redeq.client().scheduleAll(jobs.subList(from, from + 1000));
@@ -119,8 +126,10 @@ class ClusterIntegrationTests {
 						buckets.add(b);
 					}
 				}
-				// Asked of the node itself over a plain connection: a key it did not hold would be -MOVED.
-				long held = onNode(master, (redis) -> buckets.stream().mapToLong((b) -> redis.hlen(keys.tag(b) + ":jobs")).sum());
+				// Asked of the node itself over a plain connection: a key it did not hold
+				// would be -MOVED.
+				long held = onNode(master,
+						(redis) -> buckets.stream().mapToLong((b) -> redis.hlen(keys.tag(b) + ":jobs")).sum());
 				long calls = onNode(master, (redis) -> {
 					Matcher m = CALLS.matcher(redis.info("commandstats"));
 					long sum = 0;
@@ -136,13 +145,15 @@ class ClusterIntegrationTests {
 			double even = total / 3.0;
 			long callTotal = callsPerMaster.values().stream().mapToLong(Long::longValue).sum();
 			for (int port : jobsPerMaster.keySet()) {
-				System.out.printf("[cluster-split] master :%d buckets=%s jobs=%d (%.1f%% of even) script calls=%d (%.1f%% of even)%n",
+				System.out.printf(
+						"[cluster-split] master :%d buckets=%s jobs=%d (%.1f%% of even) script calls=%d (%.1f%% of even)%n",
 						port, bucketsPerMaster.get(port), jobsPerMaster.get(port), 100 * jobsPerMaster.get(port) / even,
 						callsPerMaster.get(port), 100 * callsPerMaster.get(port) / (callTotal / 3.0));
 			}
 			assertThat(jobsPerMaster.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(total);
 			assertThat(jobsPerMaster.values()).allSatisfy((held) -> assertThat(held / even).isBetween(0.8, 1.2));
-			assertThat(callsPerMaster.values()).allSatisfy((calls) -> assertThat(calls / (callTotal / 3.0)).isBetween(0.8, 1.2));
+			assertThat(callsPerMaster.values())
+				.allSatisfy((calls) -> assertThat(calls / (callTotal / 3.0)).isBetween(0.8, 1.2));
 			assertThat(redeq.admin().stats("order.timeout").delayed()).isEqualTo(total);
 		}
 	}
@@ -187,7 +198,8 @@ class ClusterIntegrationTests {
 			RedeqAdmin admin = redeq.admin();
 
 			String cancelled = jobs.schedule("mail", "cancel me", Duration.ofHours(1));
-			assertThat(jobs.find("mail", cancelled)).hasValueSatisfying((info) -> assertThat(info.state()).isEqualTo(JobState.DELAYED));
+			assertThat(jobs.find("mail", cancelled))
+				.hasValueSatisfying((info) -> assertThat(info.state()).isEqualTo(JobState.DELAYED));
 			assertThat(jobs.cancel("mail", cancelled)).isTrue();
 			assertThat(jobs.find("mail", cancelled)).isEmpty();
 			jobs.schedule(Job.builder("mail").id("moved").payload("moved").delay(Duration.ofHours(1)).build());
@@ -210,7 +222,8 @@ class ClusterIntegrationTests {
 			jobs.schedule(Job.builder("mail").id("poison").payload("poison").build());
 			assertThat(jobs.reschedule("mail", "moved", Duration.ofMillis(200))).isTrue();
 
-			await().atMost(Duration.ofSeconds(30)).until(() -> deliveries.size() == 203 && admin.stats("mail").dead() == 1);
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> deliveries.size() == 203 && admin.stats("mail").dead() == 1);
 			for (int i = 0; i < 200; i++) {
 				assertThat(deliveries.get("ok-" + i)).as("ok-" + i).hasValue(1);
 			}
@@ -251,7 +264,8 @@ class ClusterIntegrationTests {
 			.pollInterval(Duration.ofSeconds(1))
 			.build()) {
 			redeq.subscribe("dur", String.class,
-					(payload, delivery) -> delivered.computeIfAbsent(delivery.id(), (id) -> new AtomicInteger()).incrementAndGet(),
+					(payload, delivery) -> delivered.computeIfAbsent(delivery.id(), (id) -> new AtomicInteger())
+						.incrementAndGet(),
 					SubscriptionOptions.builder().concurrency(4).build());
 			AtomicBoolean producing = new AtomicBoolean(true);
 			AtomicInteger sequence = new AtomicInteger();
@@ -259,11 +273,13 @@ class ClusterIntegrationTests {
 				while (producing.get()) {
 					String id = "job-" + sequence.incrementAndGet();
 					try {
-						redeq.client().schedule(Job.builder("dur").id(id).payload(id).delay(Duration.ofSeconds(2)).build());
+						redeq.client()
+							.schedule(Job.builder("dur").id(id).payload(id).delay(Duration.ofSeconds(2)).build());
 						acknowledged.add(id);
 					}
 					catch (RedeqException ex) {
-						refused.incrementAndGet(); // not acknowledged: the caller knows, may retry
+						refused.incrementAndGet(); // not acknowledged: the caller knows,
+													// may retry
 					}
 				}
 			}, "producer");
@@ -276,11 +292,13 @@ class ClusterIntegrationTests {
 			victim.kill();
 			long killedAt = System.nanoTime();
 			await().atMost(Duration.ofSeconds(30))
-				.until(() -> cluster.masters().size() == 3 && cluster.masters().stream().noneMatch((m) -> m.port() == victimPort));
+				.until(() -> cluster.masters().size() == 3
+						&& cluster.masters().stream().noneMatch((m) -> m.port() == victimPort));
 			cluster.awaitHealthy(Duration.ofSeconds(30));
 			long failoverMillis = (System.nanoTime() - killedAt) / 1_000_000;
 
-			// The old master comes back as the new master's replica: WAIT 1 can succeed on every shard again.
+			// The old master comes back as the new master's replica: WAIT 1 can succeed
+			// on every shard again.
 			victim.start();
 			cluster.awaitHealthy(Duration.ofSeconds(30));
 			int before = acknowledged.size();
@@ -290,9 +308,11 @@ class ClusterIntegrationTests {
 
 			await().atMost(Duration.ofSeconds(60)).until(() -> delivered.keySet().containsAll(acknowledged));
 			long duplicates = delivered.values().stream().filter((n) -> n.get() > 1).count();
-			System.out.printf("[cluster-failover] acknowledged=%d (before kill %d), refused while failing over=%d, "
-					+ "delivered=%d, duplicates=%d, failover took %d ms%n", acknowledged.size(), acknowledgedBeforeKill,
-					refused.get(), delivered.size(), duplicates, failoverMillis);
+			System.out.printf(
+					"[cluster-failover] acknowledged=%d (before kill %d), refused while failing over=%d, "
+							+ "delivered=%d, duplicates=%d, failover took %d ms%n",
+					acknowledged.size(), acknowledgedBeforeKill, refused.get(), delivered.size(), duplicates,
+					failoverMillis);
 			assertThat(delivered.keySet()).containsAll(acknowledged);
 		}
 	}

@@ -23,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Delivery with typed payloads, concurrency, retries, dead letters, poison jobs and timeouts.
+ * Delivery with typed payloads, concurrency, retries, dead letters, poison jobs and
+ * timeouts.
  */
 @RedisTest
 class ConsumingIntegrationTests {
@@ -62,7 +63,8 @@ class ConsumingIntegrationTests {
 		this.redeq.subscribe("strings", String.class, (text, delivery) -> received.add(text));
 		this.redeq.subscribe("bytes", byte[].class, (bytes, delivery) -> received.add(new String(bytes)));
 		Type listOfItems = ItemList.class.getGenericSuperclass();
-		this.redeq.<List<Item>>subscribe("lists", ((java.lang.reflect.ParameterizedType) listOfItems).getActualTypeArguments()[0],
+		this.redeq.<List<Item>>subscribe("lists",
+				((java.lang.reflect.ParameterizedType) listOfItems).getActualTypeArguments()[0],
 				(items, delivery) -> received.add(items.get(1)));
 
 		RedeqClient client = this.redeq.client();
@@ -159,8 +161,8 @@ class ConsumingIntegrationTests {
 		this.redeq.client().schedule(Job.builder("items").id("poison").payload("not an item").build());
 		this.redeq.client().schedule(Job.builder("items").id("good").payload(new Item("pear", 1)).build());
 
-		await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 1
-				&& this.redeq.admin().stats("items").dead() == 1);
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> received.size() == 1 && this.redeq.admin().stats("items").dead() == 1);
 		DeadJob poison = this.redeq.admin().deadJobs("items", 0, 10).get(0);
 		assertThat(poison.id()).isEqualTo("poison");
 		assertThat(poison.attempts()).isEqualTo(1);
@@ -210,7 +212,6 @@ class ConsumingIntegrationTests {
 		assertThat(attempts).containsEntry("h", 2).containsEntry("next", 1);
 	}
 
-
 	@Test
 	void aHandlerThatAlwaysHangsEndsDeadWithTheTimeoutAsReasonWhileOthersFlow() {
 		Set<String> done = ConcurrentHashMap.newKeySet();
@@ -223,16 +224,17 @@ class ConsumingIntegrationTests {
 
 		this.redeq.client().schedule(Job.builder("stuck").id("forever").payload("hang").build());
 		for (int i = 0; i < 5; i++) {
-			this.redeq.client().schedule(Job.builder("stuck").id("ok" + i).payload("fine").delay(Duration.ofMillis(i * 100L)).build());
+			this.redeq.client()
+				.schedule(Job.builder("stuck").id("ok" + i).payload("fine").delay(Duration.ofMillis(i * 100L)).build());
 		}
 
-		await().atMost(Duration.ofSeconds(15)).until(() -> this.redeq.admin().stats("stuck").dead() == 1 && done.size() == 5);
+		await().atMost(Duration.ofSeconds(15))
+			.until(() -> this.redeq.admin().stats("stuck").dead() == 1 && done.size() == 5);
 		DeadJob dead = this.redeq.admin().deadJobs("stuck", 0, 10).get(0);
 		assertThat(dead.id()).isEqualTo("forever");
 		assertThat(dead.attempts()).isEqualTo(2);
 		assertThat(dead.lastError()).contains("HandlerTimeoutException").contains("PT0.3S");
 	}
-
 
 	@Test
 	void withoutBlockingCommandsConsumersPollAndStillDeliverEveryJob() {

@@ -22,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Instances that die with SIGKILL, as real processes: nothing they held is lost, nothing doubled.
+ * Instances that die with SIGKILL, as real processes: nothing they held is lost, nothing
+ * doubled.
  */
 @RedisTest
 class CrashIntegrationTests {
@@ -54,7 +55,8 @@ class CrashIntegrationTests {
 		}
 		Map<String, Integer> attempts = new ConcurrentHashMap<>();
 		try (Redeq survivor = Redeq.builder(this.lettuce).lockTtl(Duration.ofSeconds(1)).build()) {
-			survivor.subscribe("crash", String.class, (payload, delivery) -> attempts.put(delivery.id(), delivery.attempt()),
+			survivor.subscribe("crash", String.class,
+					(payload, delivery) -> attempts.put(delivery.id(), delivery.attempt()),
 					SubscriptionOptions.builder().concurrency(4).build());
 			await().atMost(Duration.ofSeconds(30)).until(() -> attempts.size() == 8);
 			await().atMost(Duration.ofSeconds(5)).until(() -> survivor.admin().stats("crash").pending() == 0);
@@ -77,7 +79,8 @@ class CrashIntegrationTests {
 				producer.client().scheduleAll(jobs.subList(from, from + 10_000));
 			}
 			try (JavaProcess doomed = child("doomed", "migrate", "50")) {
-				await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(5))
+				await().atMost(Duration.ofSeconds(60))
+					.pollInterval(Duration.ofMillis(5))
 					.until(() -> producer.admin().stats("bulk").ready() > 0);
 				doomed.kill();
 			}
@@ -108,8 +111,9 @@ class CrashIntegrationTests {
 			for (JavaProcess instance : instances) {
 				instance.awaitLine((line) -> line.startsWith("READY"), Duration.ofSeconds(60));
 			}
-			await().atMost(Duration.ofSeconds(30)).until(() -> lockOwners().size() == 16
-					&& countPerOwner().values().stream().allMatch((n) -> n >= 4) && countPerOwner().size() == 3);
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> lockOwners().size() == 16 && countPerOwner().values().stream().allMatch((n) -> n >= 4)
+						&& countPerOwner().size() == 3);
 			try (Redeq producer = Redeq.builder(this.lettuce).migratorEnabled(false).build()) {
 				List<Job> jobs = new ArrayList<>(total);
 				for (int i = 0; i < total; i++) {
@@ -126,7 +130,8 @@ class CrashIntegrationTests {
 
 			instances.get(0).kill();
 			long killedAt = System.nanoTime();
-			await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+			await().atMost(Duration.ofSeconds(10))
+				.pollInterval(Duration.ofMillis(50))
 				.until(() -> lockOwners().size() == 16 && !countPerOwner().containsKey("one"));
 			Duration takeover = Duration.ofNanos(System.nanoTime() - killedAt);
 			assertThat(takeover).as("buckets of the killed instance taken over (lock TTL 1 s)")

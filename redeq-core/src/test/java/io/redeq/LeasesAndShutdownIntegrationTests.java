@@ -20,9 +20,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Leases and graceful shutdown: a slow handler keeps its job, a dead instance's job comes back,
- * closing hands unfinished jobs back at once, two instances share a topic without doubling a job,
- * and an idle engine leaves Redis alone.
+ * Leases and graceful shutdown: a slow handler keeps its job, a dead instance's job comes
+ * back, closing hands unfinished jobs back at once, two instances share a topic without
+ * doubling a job, and an idle engine leaves Redis alone.
  */
 @RedisTest
 class LeasesAndShutdownIntegrationTests {
@@ -77,7 +77,8 @@ class LeasesAndShutdownIntegrationTests {
 			}, SHORT_LEASE);
 			doomed.client().schedule(Job.builder("work").id("w").payload("x").build());
 			assertThat(claimed.await(10, TimeUnit.SECONDS)).isTrue();
-			// The instance dies: its connections drop and nothing is cleaned up or handed back.
+			// The instance dies: its connections drop and nothing is cleaned up or handed
+			// back.
 			doomedClient.shutdown(Duration.ZERO, Duration.ZERO);
 
 			List<Delivery> completedElsewhere = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -109,12 +110,14 @@ class LeasesAndShutdownIntegrationTests {
 				hangUntilClosed.await();
 			}
 			else if (kind.equals("slow")) {
-				slowGate.await(); // still running when close begins, finishes within the shutdown timeout
+				slowGate.await(); // still running when close begins, finishes within the
+									// shutdown timeout
 			}
 			completed.merge(delivery.id(), 1, Integer::sum);
 		}, SubscriptionOptions.builder().concurrency(4).timeout(Duration.ofMinutes(5)).build());
 		List<Job> running = List.of(Job.builder("load").id("h0").payload("hang").build(),
-				Job.builder("load").id("h1").payload("hang").build(), Job.builder("load").id("h2").payload("hang").build(),
+				Job.builder("load").id("h1").payload("hang").build(),
+				Job.builder("load").id("h2").payload("hang").build(),
 				Job.builder("load").id("slow").payload("slow").build());
 		redeq.client().scheduleAll(running);
 		await().atMost(Duration.ofSeconds(10)).until(() -> started.get() == 4);
@@ -178,17 +181,20 @@ class LeasesAndShutdownIntegrationTests {
 				});
 			}
 			await().atMost(Duration.ofSeconds(10)).until(() -> redeq.ownedBuckets().length == 16);
-			long before = CommandStats.calls(this.lettuce, (name) -> !name.equals("info") && !name.equals("hello") && !name.startsWith("client"));
+			long before = CommandStats.calls(this.lettuce,
+					(name) -> !name.equals("info") && !name.equals("hello") && !name.startsWith("client"));
 			long start = System.nanoTime();
 			await().pollDelay(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(6)).until(() -> true);
 			double seconds = (System.nanoTime() - start) / 1e9;
-			double perSecond = (CommandStats.calls(this.lettuce, (name) -> !name.equals("info") && !name.equals("hello") && !name.startsWith("client")) - before - 1) / seconds;
+			double perSecond = (CommandStats.calls(this.lettuce,
+					(name) -> !name.equals("info") && !name.equals("hello") && !name.startsWith("client")) - before - 1)
+					/ seconds;
 
-			// A generous bound: it catches a busy loop, the benchmark measures the real figure.
+			// A generous bound: it catches a busy loop, the benchmark measures the real
+			// figure.
 			assertThat(perSecond).as("Redis commands per second of an idle engine").isLessThan(40);
 		}
 	}
-
 
 	private Redeq engine(String instanceId) {
 		return engine(this.lettuce, instanceId);

@@ -17,7 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Meter values after a scripted scenario, and gauges that read a snapshot instead of Redis.
+ * Meter values after a scripted scenario, and gauges that read a snapshot instead of
+ * Redis.
  */
 @RedisTest
 class MetricsIntegrationTests {
@@ -31,7 +32,8 @@ class MetricsIntegrationTests {
 	@Test
 	void countsCompletedRetriedDeadAndRecordsLateness() {
 		MeterRegistry registry = new SimpleMeterRegistry();
-		try (Redeq redeq = Redeq.builder(this.lettuce).meterRegistry(registry)
+		try (Redeq redeq = Redeq.builder(this.lettuce)
+			.meterRegistry(registry)
 			.statsRefreshInterval(Duration.ofMillis(200))
 			.backoff(new Backoff(Duration.ofMillis(20), 1.0, Duration.ofMillis(20), 0.0))
 			.build()) {
@@ -58,14 +60,20 @@ class MetricsIntegrationTests {
 				.until(() -> count(registry, "redeq.jobs.completed") == 13 && count(registry, "redeq.jobs.dead") == 2);
 			assertThat(count(registry, "redeq.jobs.scheduled")).isEqualTo(16);
 			assertThat(count(registry, "redeq.jobs.cancelled")).isEqualTo(1);
-			assertThat(count(registry, "redeq.jobs.retried")).as("3 fail once, 2 fail twice: 3 + 2 retries").isEqualTo(5);
+			assertThat(count(registry, "redeq.jobs.retried")).as("3 fail once, 2 fail twice: 3 + 2 retries")
+				.isEqualTo(5);
 			assertThat(registry.get("redeq.jobs.lateness").tag("topic", "scripted").timer().count()).isEqualTo(20);
 			assertThat(registry.get("redeq.jobs.lateness").tag("topic", "scripted").timer().max(TimeUnit.MILLISECONDS))
 				.isLessThan(2000);
 			assertThat(registry.get("redeq.jobs.duration").tag("topic", "scripted").timer().count()).isEqualTo(18);
-			await().atMost(Duration.ofSeconds(5)).until(() -> registry.find("redeq.jobs.pending")
-				.tags("topic", "scripted", "state", "dead").gauge() != null
-					&& registry.get("redeq.jobs.pending").tags("topic", "scripted", "state", "dead").gauge().value() == 2);
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> registry.find("redeq.jobs.pending")
+					.tags("topic", "scripted", "state", "dead")
+					.gauge() != null
+						&& registry.get("redeq.jobs.pending")
+							.tags("topic", "scripted", "state", "dead")
+							.gauge()
+							.value() == 2);
 			assertThat(registry.get("redeq.migrator.buckets.owned").gauge().value()).isEqualTo(16);
 			assertThat(registry.get("redeq.migrator.migrated").counter().count()).isGreaterThanOrEqualTo(15);
 		}
@@ -74,8 +82,11 @@ class MetricsIntegrationTests {
 	@Test
 	void scrapingGaugesDoesNotCallRedis() {
 		MeterRegistry registry = new SimpleMeterRegistry();
-		try (Redeq redeq = Redeq.builder(this.lettuce).meterRegistry(registry).statsRefreshInterval(Duration.ofHours(1))
-			.migratorEnabled(false).build()) {
+		try (Redeq redeq = Redeq.builder(this.lettuce)
+			.meterRegistry(registry)
+			.statsRefreshInterval(Duration.ofHours(1))
+			.migratorEnabled(false)
+			.build()) {
 			redeq.client().schedule("scraped", "x", Duration.ofHours(1));
 			redeq.refreshSnapshot();
 			long before = CommandStats.scriptCalls(this.lettuce);
@@ -92,6 +103,5 @@ class MetricsIntegrationTests {
 	private static double count(MeterRegistry registry, String name) {
 		return registry.find(name).tag("topic", "scripted").counters().stream().mapToDouble((c) -> c.count()).sum();
 	}
-
 
 }

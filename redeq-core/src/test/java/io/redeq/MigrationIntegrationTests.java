@@ -20,8 +20,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The migrator on a real redis-server: on time without the sweep, large batches, bucket ownership
- * over several instances, and the bucket count guard with its reshard.
+ * The migrator on a real redis-server: on time without the sweep, large batches, bucket
+ * ownership over several instances, and the bucket count guard with its reshard.
  */
 @RedisTest
 class MigrationIntegrationTests {
@@ -42,7 +42,8 @@ class MigrationIntegrationTests {
 			String id = redeq.client().schedule("soon", "x", Duration.ofMillis(200));
 			long due = redeq.client().find("soon", id).orElseThrow().dueAt().toEpochMilli();
 
-			await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(1))
+			await().atMost(Duration.ofSeconds(5))
+				.pollInterval(Duration.ofMillis(1))
 				.until(() -> redeq.client().find("soon", id).orElseThrow().state() == JobState.READY);
 			long lateness = redisTimeMillis() - due;
 
@@ -64,8 +65,7 @@ class MigrationIntegrationTests {
 			assertThat(producer.admin().stats("bulk").delayed()).isEqualTo(total);
 		}
 		try (Redeq migrating = Redeq.builder(this.lettuce).build()) {
-			await().atMost(Duration.ofSeconds(60))
-				.until(() -> migrating.admin().stats("bulk").ready() == total);
+			await().atMost(Duration.ofSeconds(60)).until(() -> migrating.admin().stats("bulk").ready() == total);
 			assertThat(migrating.admin().stats("bulk").delayed()).isZero();
 			assertThat(readyEntries("bulk", 16)).hasSize(total).doesNotHaveDuplicates();
 		}
@@ -94,7 +94,8 @@ class MigrationIntegrationTests {
 		try (Redeq survivor = engine("survivor")) {
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> doomed.ownedBuckets().length == 8 && survivor.ownedBuckets().length == 8);
-			// Cut the doomed instance off from Redis without any cleanup, as a crash would.
+			// Cut the doomed instance off from Redis without any cleanup, as a crash
+			// would.
 			doomedClient.shutdown(Duration.ZERO, Duration.ZERO);
 			long cutAt = System.nanoTime();
 
@@ -148,8 +149,10 @@ class MigrationIntegrationTests {
 			}
 			producer.client().scheduleAll(jobs);
 		}
-		// Both engines own the single bucket in their own eyes: one holds the lock, the other
-		// is forced to migrate anyway through the store, as a migrator whose lock lapsed would.
+		// Both engines own the single bucket in their own eyes: one holds the lock, the
+		// other
+		// is forced to migrate anyway through the store, as a migrator whose lock lapsed
+		// would.
 		RacingMigrators.run(this.lettuce, "race", total);
 		assertThat(readyEntries("race", 1, "race")).hasSize(total).doesNotHaveDuplicates();
 	}

@@ -13,8 +13,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * redeq-core's sources never use Java native (de)serialisation or Jackson polymorphic typing
- * driven by data: no ObjectInputStream, no readObject, no default typing, no @JsonTypeInfo.
+ * redeq-core's sources never use Java native (de)serialisation or Jackson polymorphic
+ * typing driven by data: no ObjectInputStream, no readObject, no default typing,
+ * no @JsonTypeInfo.
  */
 class NoJavaDeserialisationTests {
 

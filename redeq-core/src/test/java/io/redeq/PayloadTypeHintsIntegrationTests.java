@@ -17,14 +17,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Payloads that name classes (Jackson's {@code @class}/{@code @c} hints, the default-typing array
- * form, a gadget-like {@code java.net.URL}) are read as plain data into the type the listener
- * declares; no class named by the data is ever instantiated.
+ * Payloads that name classes (Jackson's {@code @class}/{@code @c} hints, the
+ * default-typing array form, a gadget-like {@code java.net.URL}) are read as plain data
+ * into the type the listener declares; no class named by the data is ever instantiated.
  */
 @RedisTest
 class PayloadTypeHintsIntegrationTests {
 
-	/** Counts its instances: if redeq ever followed a type hint to it, the count would move. */
+	/**
+	 * Counts its instances: if redeq ever followed a type hint to it, the count would
+	 * move.
+	 */
 	public static class Gadget {
 
 		static final AtomicInteger created = new AtomicInteger();
@@ -78,7 +81,8 @@ class PayloadTypeHintsIntegrationTests {
 		assertThat(asObject).allSatisfy((payload) -> assertThat(payload).isInstanceOfAny(Map.class, List.class));
 		assertThat(asMap).allSatisfy((payload) -> assertThat(payload).isInstanceOf(Map.class));
 		assertThat(asObject).noneMatch((payload) -> payload instanceof Gadget || payload instanceof java.net.URL);
-		assertThat(asMap).contains(Map.of("@class", "java.net.URL", "protocol", "http", "host", "attacker.example", "file", "/"));
+		assertThat(asMap)
+			.contains(Map.of("@class", "java.net.URL", "protocol", "http", "host", "attacker.example", "file", "/"));
 		assertThat(Gadget.created).hasValue(0);
 	}
 
@@ -86,14 +90,18 @@ class PayloadTypeHintsIntegrationTests {
 	void aTypeHintInAPayloadOfADeclaredTypeIsNotFollowed() {
 		List<Object> received = new CopyOnWriteArrayList<>();
 		this.redeq.subscribe("typed", Holder.class, (payload, delivery) -> received.add(payload));
-		this.redeq.client().schedule("typed", Map.of("value", Map.of("@class", Gadget.class.getName(), "command", "x")),
-				Duration.ZERO);
+		this.redeq.client()
+			.schedule("typed", Map.of("value", Map.of("@class", Gadget.class.getName(), "command", "x")),
+					Duration.ZERO);
 		await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 1);
 		assertThat(((Holder) received.get(0)).value()).isInstanceOf(Map.class);
 		assertThat(Gadget.created).hasValue(0);
 	}
 
-	/** A payload with an Object-typed field: the classic target of polymorphic-typing gadgets. */
+	/**
+	 * A payload with an Object-typed field: the classic target of polymorphic-typing
+	 * gadgets.
+	 */
 	public record Holder(Object value) {
 	}
 

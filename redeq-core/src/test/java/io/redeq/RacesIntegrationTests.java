@@ -17,8 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Cancel and reschedule racing the migrator and the consumers: each call's answer must hold, and
- * no job is lost or run twice.
+ * Cancel and reschedule racing the migrator and the consumers: each call's answer must
+ * hold, and no job is lost or run twice.
  */
 @RedisTest
 class RacesIntegrationTests {
@@ -52,7 +52,8 @@ class RacesIntegrationTests {
 			await().atMost(Duration.ofSeconds(5)).until(() -> delivered.size() + cancelled.size() == total);
 		}
 		assertThat(cancelled).as("some cancels won, some lost the race").isNotEmpty();
-		assertThat(delivered.keySet()).as("a job whose cancel returned true never runs").doesNotContainAnyElementsOf(cancelled);
+		assertThat(delivered.keySet()).as("a job whose cancel returned true never runs")
+			.doesNotContainAnyElementsOf(cancelled);
 		assertThat(delivered.values()).as("deliveries per job").containsOnly(1);
 	}
 
@@ -63,7 +64,8 @@ class RacesIntegrationTests {
 		Set<String> moved = ConcurrentHashMap.newKeySet();
 		try (Redeq redeq = Redeq.builder(this.lettuce).build()) {
 			redeq.subscribe("moving", Integer.class,
-					(n, delivery) -> delivered.computeIfAbsent(delivery.id(), (id) -> new CopyOnWriteArrayList<>()).add(delivery),
+					(n, delivery) -> delivered.computeIfAbsent(delivery.id(), (id) -> new CopyOnWriteArrayList<>())
+						.add(delivery),
 					SubscriptionOptions.builder().concurrency(4).build());
 			List<Job> jobs = new ArrayList<>();
 			for (int i = 0; i < total; i++) {

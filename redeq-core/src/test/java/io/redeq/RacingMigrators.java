@@ -15,8 +15,9 @@ import io.redeq.redis.RedisJobStore;
 import io.redeq.redis.ScriptRunner;
 
 /**
- * Two migrators hammering the same bucket at once, each with its own connection and owner token,
- * as happens when a lock is lost to a pause: correctness must come from the script alone.
+ * Two migrators hammering the same bucket at once, each with its own connection and owner
+ * token, as happens when a lock is lost to a pause: correctness must come from the script
+ * alone.
  */
 final class RacingMigrators {
 
@@ -40,7 +41,8 @@ final class RacingMigrators {
 	}
 
 	private static Callable<Integer> migrateAll(RedisConnections connections, String prefix, String owner) {
-		RedisJobStore store = new RedisJobStore(new KeySpace(prefix, 1), new ScriptRunner(connections, Duration.ofSeconds(10)));
+		RedisJobStore store = new RedisJobStore(new KeySpace(prefix, 1),
+				new ScriptRunner(connections, Duration.ofSeconds(10)));
 		return () -> {
 			int moved = 0;
 			for (int round = 0; round < 10_000; round++) {

@@ -16,9 +16,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Redis going away: a restart under load (AOF, fsync always) loses no accepted job and needs no
- * application restart; an application started before Redis works once Redis is up, and a schedule
- * meanwhile fails within the command timeout instead of hanging.
+ * Redis going away: a restart under load (AOF, fsync always) loses no accepted job and
+ * needs no application restart; an application started before Redis works once Redis is
+ * up, and a schedule meanwhile fails within the command timeout instead of hanging.
  */
 class RedisOutageIntegrationTests {
 
@@ -30,7 +30,8 @@ class RedisOutageIntegrationTests {
 			Set<String> completed = ConcurrentHashMap.newKeySet();
 			List<Integer> refused = new ArrayList<>();
 			try (Redeq redeq = Redeq.builder(lettuce).commandTimeout(Duration.ofSeconds(2)).build()) {
-				// A claim whose reply the outage swallowed leaves its job IN_FLIGHT until the lease
+				// A claim whose reply the outage swallowed leaves its job IN_FLIGHT until
+				// the lease
 				// expires; a short lease keeps that recovery inside the test's time.
 				redeq.subscribe("survives", Integer.class, (n, delivery) -> completed.add(delivery.id()),
 						SubscriptionOptions.builder().concurrency(4).lease(Duration.ofSeconds(3)).build());
@@ -43,8 +44,11 @@ class RedisOutageIntegrationTests {
 					}
 					List<Job> batch = new ArrayList<>();
 					for (int i = 0; i < 50; i++) {
-						batch.add(Job.builder("survives").id(round + "-" + i).payload(i)
-							.delay(Duration.ofMillis(i * 10L)).build());
+						batch.add(Job.builder("survives")
+							.id(round + "-" + i)
+							.payload(i)
+							.delay(Duration.ofMillis(i * 10L))
+							.build());
 					}
 					try {
 						accepted.addAll(redeq.client().scheduleAll(batch));
@@ -53,8 +57,10 @@ class RedisOutageIntegrationTests {
 						refused.add(round);
 					}
 				}
-				// Refused while Redis was down and until Lettuce's reconnect backoff found it again;
-				// from then on every call goes through with no restart of the application.
+				// Refused while Redis was down and until Lettuce's reconnect backoff
+				// found it again;
+				// from then on every call goes through with no restart of the
+				// application.
 				assertThat(refused).as("rounds refused").isNotEmpty().allMatch((round) -> round >= 15 && round < 30);
 				await().atMost(Duration.ofSeconds(60)).until(() -> completed.containsAll(accepted));
 				await().atMost(Duration.ofSeconds(10)).until(() -> redeq.admin().stats("survives").pending() == 0);
@@ -83,7 +89,8 @@ class RedisOutageIntegrationTests {
 			assertThat(redeq.refreshSnapshot().redisReachable()).isFalse();
 
 			server.start();
-			await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
+			await().atMost(Duration.ofSeconds(10))
+				.ignoreExceptions()
 				.until(() -> redeq.client().schedule("late", "on time", Duration.ZERO) != null);
 			await().atMost(Duration.ofSeconds(15)).until(() -> completed.contains("on time"));
 			assertThat(redeq.refreshSnapshot().redisReachable()).isTrue();

@@ -20,8 +20,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.within;
 
 /**
- * Scheduling, lookup, cancel, reschedule and the duplicate policies, on a real redis-server. The
- * migrator is off here so that jobs stay where the test put them.
+ * Scheduling, lookup, cancel, reschedule and the duplicate policies, on a real
+ * redis-server. The migrator is off here so that jobs stay where the test put them.
  */
 @RedisTest
 class SchedulingIntegrationTests {
@@ -96,8 +96,11 @@ class SchedulingIntegrationTests {
 
 	@Test
 	void reschedulesByDelayAndInstant() {
-		this.client.schedule(Job.builder("order.timeout").id("order-7").payload(new OrderTimeout(7))
-			.delay(Duration.ofHours(1)).build());
+		this.client.schedule(Job.builder("order.timeout")
+			.id("order-7")
+			.payload(new OrderTimeout(7))
+			.delay(Duration.ofHours(1))
+			.build());
 
 		assertThat(this.client.reschedule("order.timeout", "order-7", Duration.ofMinutes(5))).isTrue();
 		assertThat(this.client.find("order.timeout", "order-7").orElseThrow().dueAt().toEpochMilli())
@@ -111,8 +114,16 @@ class SchedulingIntegrationTests {
 
 	@Test
 	void replaceIsTheDefaultDuplicatePolicy() {
-		Job first = Job.builder("order.timeout").id("order-9").payload(new OrderTimeout(9)).delay(Duration.ofHours(1)).build();
-		Job second = Job.builder("order.timeout").id("order-9").payload(new OrderTimeout(99)).delay(Duration.ofHours(2)).build();
+		Job first = Job.builder("order.timeout")
+			.id("order-9")
+			.payload(new OrderTimeout(9))
+			.delay(Duration.ofHours(1))
+			.build();
+		Job second = Job.builder("order.timeout")
+			.id("order-9")
+			.payload(new OrderTimeout(99))
+			.delay(Duration.ofHours(2))
+			.build();
 
 		this.client.schedule(first);
 		this.client.schedule(second);
@@ -127,8 +138,12 @@ class SchedulingIntegrationTests {
 		Instant original = Instant.parse("2030-01-01T00:00:00Z");
 		this.client.schedule(Job.builder("t").id("k").payload(1).dueAt(original).build());
 
-		String id = this.client.schedule(Job.builder("t").id("k").payload(2).dueAt(original.plusSeconds(60))
-			.onDuplicate(Duplicate.KEEP).build());
+		String id = this.client.schedule(Job.builder("t")
+			.id("k")
+			.payload(2)
+			.dueAt(original.plusSeconds(60))
+			.onDuplicate(Duplicate.KEEP)
+			.build());
 
 		assertThat(id).isEqualTo("k");
 		assertThat(this.client.find("t", "k").orElseThrow().dueAt()).isEqualTo(original);
@@ -138,9 +153,8 @@ class SchedulingIntegrationTests {
 	void rejectThrowsForAnExistingId() {
 		this.client.schedule(Job.builder("t").id("r").payload(1).delay(Duration.ofHours(1)).build());
 
-		assertThatExceptionOfType(DuplicateJobException.class)
-			.isThrownBy(() -> this.client.schedule(
-					Job.builder("t").id("r").payload(2).delay(Duration.ofHours(1)).onDuplicate(Duplicate.REJECT).build()))
+		assertThatExceptionOfType(DuplicateJobException.class).isThrownBy(() -> this.client.schedule(
+				Job.builder("t").id("r").payload(2).delay(Duration.ofHours(1)).onDuplicate(Duplicate.REJECT).build()))
 			.withMessageContaining("'r' in topic 't'")
 			.withMessageContaining("REJECT");
 	}
@@ -162,11 +176,13 @@ class SchedulingIntegrationTests {
 	@Test
 	void badInputIsRefusedWithTheValueNamed() {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.client.schedule("t", 1, Duration.ofSeconds(-1)))
-			.withMessageContaining("must not be negative").withMessageContaining("PT-1S");
+			.withMessageContaining("must not be negative")
+			.withMessageContaining("PT-1S");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.client.schedule(" ", 1, Duration.ZERO))
 			.withMessageContaining("blank");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.client.schedule("a:b", 1, Duration.ZERO))
-			.withMessageContaining("'a:b'").withMessageContaining("malformed");
+			.withMessageContaining("'a:b'")
+			.withMessageContaining("malformed");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.client.schedule(null, 1, Duration.ZERO))
 			.withMessageContaining("null");
 		assertThatIllegalArgumentException()
@@ -174,12 +190,14 @@ class SchedulingIntegrationTests {
 			.withMessageContaining("'has space'");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> this.client.schedule(Job.builder("t").id("x".repeat(201)).payload(1).build()))
-			.withMessageContaining("201").withMessageContaining("200");
+			.withMessageContaining("201")
+			.withMessageContaining("200");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.client.scheduleAt("t", 1, null))
 			.withMessageContaining("dueAt");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.client.cancel("t", ""))
 			.withMessageContaining("empty");
-		assertThatIllegalArgumentException().isThrownBy(() -> this.client.schedule("t", new Unwritable(), Duration.ZERO))
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.client.schedule("t", new Unwritable(), Duration.ZERO))
 			.withMessageContaining("cannot be written as JSON")
 			.withMessageContaining(Unwritable.class.getName());
 		assertThat(this.redeq.admin().topics()).isEmpty();
@@ -197,7 +215,12 @@ class SchedulingIntegrationTests {
 
 	@Test
 	void topicBeyondMaxPendingIsRefusedAndNothingWritten() {
-		try (Redeq capped = Redeq.builder(this.lettuce).prefix("capped").migratorEnabled(false).buckets(1).maxPending(3).build()) {
+		try (Redeq capped = Redeq.builder(this.lettuce)
+			.prefix("capped")
+			.migratorEnabled(false)
+			.buckets(1)
+			.maxPending(3)
+			.build()) {
 			for (int i = 0; i < 3; i++) {
 				capped.client().schedule("capped", i, Duration.ofHours(1));
 			}
@@ -212,13 +235,18 @@ class SchedulingIntegrationTests {
 
 	@Test
 	void aBatchStopsAtTheCapacityJobByJobAndAFullTopicStillTakesReplacements() {
-		try (Redeq capped = Redeq.builder(this.lettuce).prefix("batchcap").migratorEnabled(false).buckets(1).maxPending(3)
+		try (Redeq capped = Redeq.builder(this.lettuce)
+			.prefix("batchcap")
+			.migratorEnabled(false)
+			.buckets(1)
+			.maxPending(3)
 			.build()) {
 			List<Job> five = new ArrayList<>();
 			for (int i = 0; i < 5; i++) {
 				five.add(Job.builder("capped").id("c" + i).payload(i).delay(Duration.ofHours(1)).build());
 			}
-			assertThatExceptionOfType(CapacityExceededException.class).isThrownBy(() -> capped.client().scheduleAll(five))
+			assertThatExceptionOfType(CapacityExceededException.class)
+				.isThrownBy(() -> capped.client().scheduleAll(five))
 				.withMessageContaining("'c3' in topic 'capped'");
 			assertThat(capped.admin().stats("capped").delayed()).isEqualTo(3);
 			assertThat(capped.client().find("capped", "c2")).isPresent();

@@ -19,12 +19,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * redeq through Lettuce's Sentinel support (master + replica + 3 Sentinels, real processes): the
- * master is killed under load, Sentinel promotes the replica, and scheduling, migration and
- * consumption continue on the new master without a restart. Loss bound: with asynchronous
- * replication (the default, {@code waitReplicas(0)}), only jobs acknowledged in the instant before
- * the crash (not yet streamed to the replica) may be lost; the test allows at most those acknowledged
- * in the last second before the kill and reports how many were.
+ * redeq through Lettuce's Sentinel support (master + replica + 3 Sentinels, real
+ * processes): the master is killed under load, Sentinel promotes the replica, and
+ * scheduling, migration and consumption continue on the new master without a restart.
+ * Loss bound: with asynchronous replication (the default, {@code waitReplicas(0)}), only
+ * jobs acknowledged in the instant before the crash (not yet streamed to the replica) may
+ * be lost; the test allows at most those acknowledged in the last second before the kill
+ * and reports how many were.
  */
 class SentinelIntegrationTests {
 
@@ -41,8 +42,9 @@ class SentinelIntegrationTests {
 				.lockTtl(Duration.ofSeconds(2))
 				.pollInterval(Duration.ofSeconds(1))
 				.build()) {
-				redeq.subscribe("s", String.class, (payload, delivery) -> delivered
-					.computeIfAbsent(delivery.id(), (id) -> new AtomicInteger()).incrementAndGet(),
+				redeq.subscribe("s", String.class,
+						(payload, delivery) -> delivered.computeIfAbsent(delivery.id(), (id) -> new AtomicInteger())
+							.incrementAndGet(),
 						SubscriptionOptions.builder().concurrency(4).build());
 				AtomicBoolean producing = new AtomicBoolean(true);
 				AtomicInteger sequence = new AtomicInteger();
@@ -50,11 +52,13 @@ class SentinelIntegrationTests {
 					while (producing.get()) {
 						String id = "job-" + sequence.incrementAndGet();
 						try {
-							redeq.client().schedule(Job.builder("s").id(id).payload(id).delay(Duration.ofSeconds(1)).build());
+							redeq.client()
+								.schedule(Job.builder("s").id(id).payload(id).delay(Duration.ofSeconds(1)).build());
 							acknowledgedAt.put(id, System.nanoTime());
 						}
 						catch (RedeqException ex) {
-							refused.incrementAndGet(); // the caller is told; not acknowledged
+							refused.incrementAndGet(); // the caller is told; not
+														// acknowledged
 						}
 					}
 				}, "producer");
@@ -85,13 +89,15 @@ class SentinelIntegrationTests {
 					.sorted()
 					.collect(Collectors.toList());
 				long afterKill = acknowledgedAt.values().stream().filter((t) -> t > killedAt).count();
-				System.out.printf("[sentinel-failover] acknowledged=%d (after kill %d), refused=%d, delivered=%d, lost=%d %s, "
-						+ "duplicates=%d, failover took %d ms%n", acknowledgedAt.size(), afterKill, refused.get(),
-						delivered.size(), lost.size(), lost,
+				System.out.printf(
+						"[sentinel-failover] acknowledged=%d (after kill %d), refused=%d, delivered=%d, lost=%d %s, "
+								+ "duplicates=%d, failover took %d ms%n",
+						acknowledgedAt.size(), afterKill, refused.get(), delivered.size(), lost.size(), lost,
 						delivered.values().stream().filter((n) -> n.get() > 1).count(), failoverMillis);
 				assertThat(afterKill).as("jobs acknowledged by the new master").isGreaterThanOrEqualTo(500);
 				assertThat(lost).as("lost jobs, each acknowledged within 1 s before the kill")
-					.allSatisfy((id) -> assertThat(acknowledgedAt.get(id)).isBetween(killedAt - 1_000_000_000L, killedAt));
+					.allSatisfy(
+							(id) -> assertThat(acknowledgedAt.get(id)).isBetween(killedAt - 1_000_000_000L, killedAt));
 			}
 			finally {
 				client.shutdown(Duration.ZERO, Duration.ofSeconds(2));

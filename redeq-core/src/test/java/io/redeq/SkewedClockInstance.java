@@ -7,8 +7,9 @@ import java.util.concurrent.TimeUnit;
 import io.lettuce.core.RedisClient;
 
 /**
- * The child JVM of {@link ClockSkewIntegrationTests}: its wall clock is shifted, and it schedules
- * a job one second ahead, consumes it, and prints how long that took on its monotonic clock.
+ * The child JVM of {@link ClockSkewIntegrationTests}: its wall clock is shifted, and it
+ * schedules a job one second ahead, consumes it, and prints how long that took on its
+ * monotonic clock.
  */
 public final class SkewedClockInstance {
 
@@ -26,7 +27,8 @@ public final class SkewedClockInstance {
 				startedAt[0] = System.nanoTime();
 				(payload.equals("warm-up") ? warmedUp : delivered).countDown();
 			});
-			// A first round trip loads every class on the path, so the measured one is not a JVM warm-up.
+			// A first round trip loads every class on the path, so the measured one is
+			// not a JVM warm-up.
 			redeq.client().schedule("skewed", "warm-up", Duration.ZERO);
 			if (!warmedUp.await(30, TimeUnit.SECONDS)) {
 				System.out.println("NOT DELIVERED warm-up");
@@ -37,7 +39,8 @@ public final class SkewedClockInstance {
 			long scheduledAt = System.nanoTime();
 			String id = redeq.client().schedule("skewed", "hello", Duration.ofSeconds(1));
 			long dueAt = redeq.client().find("skewed", id).orElseThrow().dueAt().toEpochMilli();
-			System.out.println("SCHEDULED dueInMs=" + (dueAt - redisBefore) + " localNow=" + System.currentTimeMillis());
+			System.out
+				.println("SCHEDULED dueInMs=" + (dueAt - redisBefore) + " localNow=" + System.currentTimeMillis());
 			if (!delivered.await(20, TimeUnit.SECONDS)) {
 				System.out.println("NOT DELIVERED");
 				return;

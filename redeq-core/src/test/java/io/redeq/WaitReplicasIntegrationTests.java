@@ -14,15 +14,17 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@code waitReplicas} on a standalone master with one replica: when schedule returns, the replica
- * already holds the job; once the replica is gone, schedule refuses and names how many acknowledged.
+ * {@code waitReplicas} on a standalone master with one replica: when schedule returns,
+ * the replica already holds the job; once the replica is gone, schedule refuses and names
+ * how many acknowledged.
  */
 class WaitReplicasIntegrationTests {
 
 	@Test
 	void scheduleReturnsOnceTheReplicaHasTheJobAndRefusesWithoutIt() {
 		try (RedisServer master = new RedisServer().start()) {
-			RedisServer replica = new RedisServer().withArgs("--replicaof", master.host(), String.valueOf(master.port()))
+			RedisServer replica = new RedisServer()
+				.withArgs("--replicaof", master.host(), String.valueOf(master.port()))
 				.start();
 			RedisClient client = RedisClient.create(master.uri());
 			try (replica;
@@ -32,10 +34,13 @@ class WaitReplicasIntegrationTests {
 					.until(() -> onReplica.sync().info("replication").contains("master_link_status:up"));
 				KeySpace keys = new KeySpace("redeq", 16);
 				for (int i = 0; i < 50; i++) {
-					String id = redeq.client().schedule(Job.builder("t").id("job-" + i).payload(i).delay(Duration.ofHours(1)).build());
+					String id = redeq.client()
+						.schedule(Job.builder("t").id("job-" + i).payload(i).delay(Duration.ofHours(1)).build());
 					String jobKey = KeySpace.jobKey("t", id);
-					// Read from the replica right after schedule returned: WAIT made sure it is there.
-					assertThat(onReplica.sync().hget(keys.tag(keys.bucketOf(jobKey)) + ":jobs", jobKey)).as(id).isNotNull();
+					// Read from the replica right after schedule returned: WAIT made sure
+					// it is there.
+					assertThat(onReplica.sync().hget(keys.tag(keys.bucketOf(jobKey)) + ":jobs", jobKey)).as(id)
+						.isNotNull();
 				}
 				replica.stop();
 				assertThatExceptionOfType(RedeqUnavailableException.class)

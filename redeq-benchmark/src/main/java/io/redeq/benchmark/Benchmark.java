@@ -29,12 +29,14 @@ import io.redeq.TopicStats;
 import io.redeq.test.RedisServer;
 
 /**
- * redeq's benchmark: the workloads W1-W5 of QUALITY.md against a redis-server of its own (no
- * persistence, free port) or {@code --redis URL}, one {@code RESULT} line per workload.
+ * redeq's benchmark: the workloads W1-W5 of QUALITY.md against a redis-server of its own
+ * (no persistence, free port) or {@code --redis URL}, one {@code RESULT} line per
+ * workload.
  *
  * <p>
- * Every workload uses a fresh key prefix and its own engine (and, on its own server, starts from
- * FLUSHALL), so none sees another's keys or threads. Every loop is bounded in count and time.
+ * Every workload uses a fresh key prefix and its own engine (and, on its own server,
+ * starts from FLUSHALL), so none sees another's keys or threads. Every loop is bounded in
+ * count and time.
  */
 public final class Benchmark {
 
@@ -78,7 +80,9 @@ public final class Benchmark {
 		System.exit(status);
 	}
 
-	/** Runs the benchmark in this JVM; returns 0 when every workload ran and lost nothing. */
+	/**
+	 * Runs the benchmark in this JVM; returns 0 when every workload ran and lost nothing.
+	 */
 	public static int run(PrintStream out, String... args) {
 		return new Benchmark(Options.parse(args), out).run();
 	}
@@ -157,7 +161,8 @@ public final class Benchmark {
 				this.options.smoke, this.options.profile);
 	}
 
-	// ---- W1: schedule throughput -------------------------------------------------------------
+	// ---- W1: schedule throughput
+	// -------------------------------------------------------------
 
 	private boolean w1() {
 		int n = this.options.scheduleJobs;
@@ -222,7 +227,8 @@ public final class Benchmark {
 		client.scheduleAll(batch);
 	}
 
-	// ---- W2: drain throughput ----------------------------------------------------------------
+	// ---- W2: drain throughput
+	// ----------------------------------------------------------------
 
 	private boolean w2() throws InterruptedException {
 		int n = this.options.drainJobs;
@@ -232,8 +238,10 @@ public final class Benchmark {
 		try (Redeq redeq = engine(prefix, tracker)) {
 			redeq.subscribe("w2", String.class, (payload, delivery) -> tracker.delivered(delivery),
 					SubscriptionOptions.builder().concurrency(this.options.consumers).build());
-			// Load everything before the first job is due: the lead time allows 20k jobs/s of loading
-			// (a busy machine loads slower than W1 suggests); the line says if loading ran late.
+			// Load everything before the first job is due: the lead time allows 20k
+			// jobs/s of loading
+			// (a busy machine loads slower than W1 suggests); the line says if loading
+			// ran late.
 			long firstDue = clock.nowMillis() + 1000 + n / 20;
 			for (int from = 0; from < n; from += this.options.batch) {
 				int size = Math.min(this.options.batch, n - from);
@@ -259,16 +267,18 @@ public final class Benchmark {
 			int dup = tracker.duplicates();
 			TopicStats stats = redeq.admin().stats("w2");
 			line("RESULT workload=W2 jobs=%d consumers=%d jobs_per_s=%.0f drain_s=%.3f completed=%d redis_cpu_us_per_job=%.1f loaded_before_due=%s left_pending=%d missing=%d dup=%d",
-					n, this.options.consumers, completed / seconds, seconds, completed, after.cpuPerJob(before, completed),
-					(loadedAt < firstDue) ? "yes" : "no(" + (loadedAt - firstDue) + "ms_late)", stats.pending(), missing,
-					dup);
+					n, this.options.consumers, completed / seconds, seconds, completed,
+					after.cpuPerJob(before, completed),
+					(loadedAt < firstDue) ? "yes" : "no(" + (loadedAt - firstDue) + "ms_late)", stats.pending(),
+					missing, dup);
 			details("W2", null, before, after, completed);
 			stopProfile("W2");
 			return missing == 0 && dup == 0;
 		}
 	}
 
-	// ---- W3, W3b: lateness at a steady rate --------------------------------------------------
+	// ---- W3, W3b: lateness at a steady rate
+	// --------------------------------------------------
 
 	private boolean w3(String name, int rate) throws InterruptedException {
 		int total = (int) Math.min(Integer.MAX_VALUE - 1, (long) rate * this.options.seconds);
@@ -331,7 +341,8 @@ public final class Benchmark {
 		return micros / 1000.0;
 	}
 
-	// ---- W4: memory per pending job ----------------------------------------------------------
+	// ---- W4: memory per pending job
+	// ----------------------------------------------------------
 
 	private boolean w4() throws InterruptedException {
 		int n = this.options.memoryJobs;
@@ -355,7 +366,8 @@ public final class Benchmark {
 		}
 	}
 
-	// ---- W5: idle cost -----------------------------------------------------------------------
+	// ---- W5: idle cost
+	// -----------------------------------------------------------------------
 
 	private boolean w5() throws InterruptedException, IOException {
 		int listeners = 4;
@@ -364,7 +376,8 @@ public final class Benchmark {
 				redeq.subscribe("idle-" + i, String.class, (payload, delivery) -> {
 				});
 			}
-			Thread.sleep(this.options.smoke ? 500 : 3000); // ownership and blocking reads settle
+			Thread.sleep(this.options.smoke ? 500 : 3000); // ownership and blocking reads
+															// settle
 			try (RedisProbe.Monitor monitor = this.probe.monitor()) {
 				Snapshot before = snapshot();
 				monitor.startCounting();
@@ -374,20 +387,24 @@ public final class Benchmark {
 				double seconds = (after.nanos - before.nanos) / 1e9;
 				Map<String, long[]> delta = after.stats.since(before.stats);
 				long all = delta.values().stream().mapToLong((v) -> v[0]).sum();
-				long scripts = delta.getOrDefault("evalsha", new long[2])[0] + delta.getOrDefault("eval", new long[2])[0];
+				long scripts = delta.getOrDefault("evalsha", new long[2])[0]
+						+ delta.getOrDefault("eval", new long[2])[0];
 				line("RESULT workload=W5 listeners=%d seconds=%.1f commands_per_s=%.1f toplevel_per_s=%.1f scripts_per_s=%.1f redis_cpu_ms_per_s=%.2f",
 						listeners, seconds, all / seconds, topLevel / seconds, scripts / seconds,
 						(after.cpuMicros - before.cpuMicros) / 1000.0 / seconds);
-				delta.forEach((command, v) -> line("DETAIL workload=W5 cmd=%s calls_per_s=%.2f (commandstats, script-internal included)",
-						command, v[0] / seconds));
-				monitor.byCommand().forEach((command, calls) -> line("DETAIL workload=W5 toplevel_cmd=%s calls_per_s=%.2f",
-						command, calls / seconds));
+				delta.forEach((command, v) -> line(
+						"DETAIL workload=W5 cmd=%s calls_per_s=%.2f (commandstats, script-internal included)", command,
+						v[0] / seconds));
+				monitor.byCommand()
+					.forEach((command, calls) -> line("DETAIL workload=W5 toplevel_cmd=%s calls_per_s=%.2f", command,
+							calls / seconds));
 			}
 			return true;
 		}
 	}
 
-	// ---- helpers -----------------------------------------------------------------------------
+	// ---- helpers
+	// -----------------------------------------------------------------------------
 
 	private Redeq engine(String prefix, @Nullable Tracker tracker) {
 		Redeq.Builder builder = Redeq.builder(this.client).prefix(prefix);
@@ -409,7 +426,10 @@ public final class Benchmark {
 		return builder.build();
 	}
 
-	/** A prefix no earlier workload used; on the benchmark's own server, an empty Redis too. */
+	/**
+	 * A prefix no earlier workload used; on the benchmark's own server, an empty Redis
+	 * too.
+	 */
 	private String fresh(String workload) {
 		if (this.ownServer) {
 			this.probe.flushAll();
@@ -455,8 +475,10 @@ public final class Benchmark {
 		}
 		Map<String, long[]> byScript = this.probe.slowlogByScript(50_000);
 		this.probe.slowlogEverything(false, 128);
-		byScript.forEach((name, v) -> line("PROFILE workload=%s command=%s calls=%d usec=%d usec_per_call=%.1f "
-				+ "(last 50000 top-level commands, SLOWLOG timing)", workload, name, v[0], v[1], v[1] / (double) v[0]));
+		byScript.forEach((name, v) -> line(
+				"PROFILE workload=%s command=%s calls=%d usec=%d usec_per_call=%.1f "
+						+ "(last 50000 top-level commands, SLOWLOG timing)",
+				workload, name, v[0], v[1], v[1] / (double) v[0]));
 	}
 
 	private void line(String format, Object... args) {

@@ -8,8 +8,8 @@ import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Command-line options. Defaults are the QUALITY.md sizes; {@code --smoke} shrinks everything to a
- * few seconds, and options given after it still win.
+ * Command-line options. Defaults are the QUALITY.md sizes; {@code --smoke} shrinks
+ * everything to a few seconds, and options given after it still win.
  */
 final class Options {
 
@@ -61,7 +61,10 @@ final class Options {
 
 	int migrateBatch;
 
-	/** Records every top-level command in SLOWLOG and prints per-script time (adds overhead). */
+	/**
+	 * Records every top-level command in SLOWLOG and prints per-script time (adds
+	 * overhead).
+	 */
 	boolean profile;
 
 	boolean smoke;
@@ -101,7 +104,8 @@ final class Options {
 							o.delayMinMs = positive(arg, range[0]);
 							o.delayMaxMs = (range.length > 1) ? positive(arg, range[1]) : o.delayMinMs;
 							if (o.delayMaxMs < o.delayMinMs) {
-								throw new IllegalArgumentException("--delay-ms wants MIN-MAX with MIN <= MAX, but was " + value);
+								throw new IllegalArgumentException(
+										"--delay-ms wants MIN-MAX with MIN <= MAX, but was " + value);
 							}
 						}
 						case "--payload-bytes" -> o.payloadBytes = Math.max(2, positive(arg, value));

@@ -5,9 +5,10 @@ import java.util.List;
 import io.lettuce.core.api.sync.RedisCommands;
 
 /**
- * The Redis server's clock, read locally: an offset between {@link System#nanoTime()} and Redis
- * TIME, taken from the sample with the shortest round trip (the reply is assumed to be taken at
- * its middle), so handler start times can be compared with due times, which Redis stamps.
+ * The Redis server's clock, read locally: an offset between {@link System#nanoTime()} and
+ * Redis TIME, taken from the sample with the shortest round trip (the reply is assumed to
+ * be taken at its middle), so handler start times can be compared with due times, which
+ * Redis stamps.
  */
 final class RedisClock {
 
@@ -42,7 +43,9 @@ final class RedisClock {
 		return new RedisClock(bestMid, bestRedis, bestRtt / 2000);
 	}
 
-	/** Redis time in microseconds at local {@code System.nanoTime()} value {@code nanos}. */
+	/**
+	 * Redis time in microseconds at local {@code System.nanoTime()} value {@code nanos}.
+	 */
 	long redisMicrosAt(long nanos) {
 		return this.baseRedisMicros + (nanos - this.baseNanos) / 1000;
 	}
@@ -59,7 +62,10 @@ final class RedisClock {
 		return this.errorMicros;
 	}
 
-	/** How far {@code later}'s reading of the Redis clock differs from this one's, in microseconds. */
+	/**
+	 * How far {@code later}'s reading of the Redis clock differs from this one's, in
+	 * microseconds.
+	 */
 	long driftMicros(RedisClock later) {
 		long now = System.nanoTime();
 		return later.redisMicrosAt(now) - redisMicrosAt(now);

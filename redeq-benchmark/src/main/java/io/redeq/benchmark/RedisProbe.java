@@ -22,8 +22,8 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 
 /**
- * The benchmark's own view of Redis, on a connection of its own: INFO sections, the Redis clock,
- * FLUSHALL, SLOWLOG and a MONITOR reader. Nothing here is on redeq's paths.
+ * The benchmark's own view of Redis, on a connection of its own: INFO sections, the Redis
+ * clock, FLUSHALL, SLOWLOG and a MONITOR reader. Nothing here is on redeq's paths.
  */
 final class RedisProbe implements AutoCloseable {
 
@@ -73,7 +73,10 @@ final class RedisProbe implements AutoCloseable {
 		return Math.round(seconds * 1_000_000);
 	}
 
-	/** Calls and microseconds per command, from INFO commandstats (script-internal calls included). */
+	/**
+	 * Calls and microseconds per command, from INFO commandstats (script-internal calls
+	 * included).
+	 */
 	CommandStats commandStats() {
 		Map<String, long[]> stats = new TreeMap<>();
 		info("commandstats").forEach((key, value) -> {
@@ -100,7 +103,10 @@ final class RedisProbe implements AutoCloseable {
 		this.redis.slowlogReset();
 	}
 
-	/** Records every top-level command in SLOWLOG (for per-script profiling), or stops doing so. */
+	/**
+	 * Records every top-level command in SLOWLOG (for per-script profiling), or stops
+	 * doing so.
+	 */
 	void slowlogEverything(boolean on, int maxLen) {
 		this.redis.configSet("slowlog-max-len", Integer.toString(maxLen));
 		this.redis.configSet("slowlog-log-slower-than", on ? "0" : "10000");
@@ -108,8 +114,9 @@ final class RedisProbe implements AutoCloseable {
 	}
 
 	/**
-	 * Per-script totals from the SLOWLOG entries recorded since {@link #slowlogEverything}: name ->
-	 * {calls, usec}. Scripts are named through redeq's script table (read reflectively: it is internal).
+	 * Per-script totals from the SLOWLOG entries recorded since
+	 * {@link #slowlogEverything}: name -> {calls, usec}. Scripts are named through
+	 * redeq's script table (read reflectively: it is internal).
 	 */
 	Map<String, long[]> slowlogByScript(int max) {
 		Map<String, String> names = scriptNames();
@@ -166,7 +173,10 @@ final class RedisProbe implements AutoCloseable {
 	/** A snapshot of INFO commandstats. */
 	record CommandStats(Map<String, long[]> byCommand, long probeInfoCalls) {
 
-		/** Per-command {calls, usec} since {@code before}, with this probe's own INFO calls removed. */
+		/**
+		 * Per-command {calls, usec} since {@code before}, with this probe's own INFO
+		 * calls removed.
+		 */
 		Map<String, long[]> since(CommandStats before) {
 			Map<String, long[]> delta = new TreeMap<>();
 			this.byCommand.forEach((command, now) -> {
@@ -187,8 +197,8 @@ final class RedisProbe implements AutoCloseable {
 	}
 
 	/**
-	 * MONITOR on a socket of its own: counts top-level commands (not those scripts call, which
-	 * MONITOR marks "lua") other than INFO and other than its own.
+	 * MONITOR on a socket of its own: counts top-level commands (not those scripts call,
+	 * which MONITOR marks "lua") other than INFO and other than its own.
 	 */
 	static final class Monitor implements AutoCloseable {
 

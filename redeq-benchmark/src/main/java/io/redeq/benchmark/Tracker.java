@@ -13,9 +13,9 @@ import io.redeq.Delivery;
 import io.redeq.JobLifecycleListener;
 
 /**
- * Counts deliveries per job id (ids are the numbers 0..n-1), completions (acknowledged in Redis:
- * the lifecycle listener runs after the complete script), and, when asked, lateness = handler start
- * on the Redis clock − due time, in microseconds.
+ * Counts deliveries per job id (ids are the numbers 0..n-1), completions (acknowledged in
+ * Redis: the lifecycle listener runs after the complete script), and, when asked,
+ * lateness = handler start on the Redis clock − due time, in microseconds.
  */
 final class Tracker implements JobLifecycleListener {
 

@@ -12,8 +12,8 @@ import io.redeq.redis.KeySpace;
 import io.redeq.redis.RedisJobStore;
 
 /**
- * {@link RedeqAdmin} over all buckets: reads are pipelined, and requeue and purge run one script
- * per bucket and batch, so a large dead-letter queue never blocks Redis for long.
+ * {@link RedeqAdmin} over all buckets: reads are pipelined, and requeue and purge run one
+ * script per bucket and batch, so a large dead-letter queue never blocks Redis for long.
  */
 public final class QueueAdmin implements RedeqAdmin {
 

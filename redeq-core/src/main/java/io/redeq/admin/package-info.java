@@ -1,5 +1,6 @@
 /**
- * {@link io.redeq.RedeqAdmin}: counts, dead-letter inspection, requeue, purge and reshard. Not API.
+ * {@link io.redeq.RedeqAdmin}: counts, dead-letter inspection, requeue, purge and
+ * reshard. Not API.
  */
 @NullMarked
 package io.redeq.admin;

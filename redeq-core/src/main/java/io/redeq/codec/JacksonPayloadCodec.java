@@ -8,9 +8,10 @@ import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * {@link PayloadCodec} on a Jackson 3 mapper: the application's own, or a plain {@link JsonMapper}.
- * Payloads are read only into the type the handler declares; a mapper configured without default
- * typing never instantiates a class named by the data, and no Java serialisation is involved.
+ * {@link PayloadCodec} on a Jackson 3 mapper: the application's own, or a plain
+ * {@link JsonMapper}. Payloads are read only into the type the handler declares; a mapper
+ * configured without default typing never instantiates a class named by the data, and no
+ * Java serialisation is involved.
  */
 public final class JacksonPayloadCodec implements PayloadCodec {
 

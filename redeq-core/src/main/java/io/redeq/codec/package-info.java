@@ -1,6 +1,6 @@
 /**
- * Turns payloads into JSON text and back, with Jackson, only into the type a listener declares.
- * Not API.
+ * Turns payloads into JSON text and back, with Jackson, only into the type a listener
+ * declares. Not API.
  */
 @NullMarked
 package io.redeq.codec;

@@ -15,10 +15,11 @@ import io.redeq.redis.ClaimedJob;
 import io.redeq.redis.RedisJobStore;
 
 /**
- * Completes finished jobs in batches: one complete script per bucket for every job that finished
- * while the previous batch was on its way. The worker that finds no batch in flight sends the next
- * one; the others return at once. A job stays IN_FLIGHT under its lease until its batch lands, so
- * an instance that dies in between only runs it again; it is never lost.
+ * Completes finished jobs in batches: one complete script per bucket for every job that
+ * finished while the previous batch was on its way. The worker that finds no batch in
+ * flight sends the next one; the others return at once. A job stays IN_FLIGHT under its
+ * lease until its batch lands, so an instance that dies in between only runs it again; it
+ * is never lost.
  */
 final class Acknowledgements {
 
@@ -37,8 +38,9 @@ final class Acknowledgements {
 	}
 
 	/**
-	 * Queues a finished job; {@code outcome} learns whether the claim was still ours. May send the
-	 * batch (and others' jobs with it) on the calling thread, and then throws if Redis failed it.
+	 * Queues a finished job; {@code outcome} learns whether the claim was still ours. May
+	 * send the batch (and others' jobs with it) on the calling thread, and then throws if
+	 * Redis failed it.
 	 */
 	void complete(ClaimedJob job, Outcome outcome) {
 		this.queue.add(new Pending(job, outcome));
@@ -78,7 +80,8 @@ final class Acknowledgements {
 				}
 			}
 			catch (RuntimeException ex) {
-				// The jobs stay IN_FLIGHT and run again when their leases expire; the sender logs it.
+				// The jobs stay IN_FLIGHT and run again when their leases expire; the
+				// sender logs it.
 				failure = (failure != null) ? failure : ex;
 			}
 		}
@@ -97,7 +100,10 @@ final class Acknowledgements {
 		}
 	}
 
-	/** Sends what is queued and waits until no batch is on its way, up to {@code timeoutNanos}. */
+	/**
+	 * Sends what is queued and waits until no batch is on its way, up to
+	 * {@code timeoutNanos}.
+	 */
 	void flush(long timeoutNanos) {
 		sendWhileQueued();
 		long deadline = System.nanoTime() + timeoutNanos;
@@ -119,7 +125,10 @@ final class Acknowledgements {
 	@FunctionalInterface
 	interface Outcome {
 
-		/** {@code stillOurs} is false when the lease had expired and the job was claimed again. */
+		/**
+		 * {@code stillOurs} is false when the lease had expired and the job was claimed
+		 * again.
+		 */
 		void completed(boolean stillOurs);
 
 	}

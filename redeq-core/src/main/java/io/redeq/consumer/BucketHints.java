@@ -6,8 +6,8 @@ import java.util.BitSet;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Buckets believed to hold READY jobs of a topic, each at most once, oldest first. Filled from
- * wake-up signals and full scans; emptied as claims come back short.
+ * Buckets believed to hold READY jobs of a topic, each at most once, oldest first. Filled
+ * from wake-up signals and full scans; emptied as claims come back short.
  */
 final class BucketHints {
 

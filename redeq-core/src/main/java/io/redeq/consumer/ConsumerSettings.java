@@ -12,8 +12,10 @@ import io.redeq.Backoff;
  * @param payloadType the type payloads are read into
  * @param concurrency handlers that may run at once
  * @param maxAttempts deliveries before a failing job is DEAD
- * @param timeout how long a handler may run before it is interrupted and the attempt fails
- * @param lease how long an in-flight job stays claimed without renewal; renewed every third of it
+ * @param timeout how long a handler may run before it is interrupted and the attempt
+ * fails
+ * @param lease how long an in-flight job stays claimed without renewal; renewed every
+ * third of it
  * @param backoff the wait between attempts
  */
 public record ConsumerSettings(String topic, Type payloadType, int concurrency, int maxAttempts, Duration timeout,

@@ -17,8 +17,8 @@ import io.redeq.redis.ScheduleOutcome;
 import io.redeq.schedule.WakeUps;
 
 /**
- * Stores what became of a delivered job (completed, retried, dead), then tells metrics, the
- * lifecycle listeners and the log. One line per failure; nothing per success at INFO.
+ * Stores what became of a delivered job (completed, retried, dead), then tells metrics,
+ * the lifecycle listeners and the log. One line per failure; nothing per success at INFO.
  */
 final class JobOutcomes {
 
@@ -49,14 +49,16 @@ final class JobOutcomes {
 	}
 
 	/**
-	 * Completes a job through the batched acknowledgements; metrics and listeners are told once the
-	 * batch has landed, possibly on another worker's thread.
+	 * Completes a job through the batched acknowledgements; metrics and listeners are
+	 * told once the batch has landed, possibly on another worker's thread.
 	 */
 	void completed(ClaimedJob job, Delivery delivery, Duration took) {
 		this.acknowledgements.complete(job, (stillOurs) -> {
 			if (!stillOurs) {
-				logger.warn("Job {} finished after its claim was lost (lease expired and the job was reclaimed); "
-						+ "it may run again elsewhere, which is why handlers should be idempotent", describe(job));
+				logger.warn(
+						"Job {} finished after its claim was lost (lease expired and the job was reclaimed); "
+								+ "it may run again elsewhere, which is why handlers should be idempotent",
+						describe(job));
 				return;
 			}
 			this.events.completed(job.topic(), took);
@@ -74,7 +76,8 @@ final class JobOutcomes {
 	void failed(ClaimedJob job, Delivery delivery, Throwable error, Duration took) {
 		String reason = reason(error);
 		if (job.attempt() >= this.settings.maxAttempts()) {
-			dead(job, delivery, "attempt " + job.attempt() + " of " + this.settings.maxAttempts() + " failed: " + reason);
+			dead(job, delivery,
+					"attempt " + job.attempt() + " of " + this.settings.maxAttempts() + " failed: " + reason);
 			return;
 		}
 		Duration backoff = this.settings.backoff().delayAfter(job.attempt());

@@ -17,10 +17,11 @@ import io.redeq.redis.ClaimedJob;
 import io.redeq.redis.RedisJobStore;
 
 /**
- * Renews the leases of a subscription's running jobs every third of the lease, one extend script
- * per bucket, so a slow but alive handler keeps its job. Renewals are asynchronous: the timer
- * thread never waits on Redis. A renewal the store refuses means the claim was lost (the lease had
- * expired and the job went back to READY); that is logged, because the job may now run twice.
+ * Renews the leases of a subscription's running jobs every third of the lease, one extend
+ * script per bucket, so a slow but alive handler keeps its job. Renewals are
+ * asynchronous: the timer thread never waits on Redis. A renewal the store refuses means
+ * the claim was lost (the lease had expired and the job went back to READY); that is
+ * logged, because the job may now run twice.
  */
 final class LeaseKeeper {
 
@@ -58,19 +59,19 @@ final class LeaseKeeper {
 				byBucket.computeIfAbsent(runningJob.job.bucket(), (b) -> new ArrayList<>()).add(runningJob.job);
 			}
 		}
-		byBucket.forEach((bucket, jobs) -> this.store.extend(bucket, this.lease.toMillis(), jobs)
-			.whenComplete((renewed, ex) -> {
-				if (ex != null) {
-					logger.debug("Could not renew leases in bucket {}; retrying at the next renewal", bucket, ex);
-					return;
-				}
-				for (int i = 0; i < renewed.size(); i++) {
-					if (!renewed.get(i)) {
-						logger.warn("Lease of job {} was lost while its handler runs; it may run again elsewhere",
-								JobOutcomes.describe(jobs.get(i)));
+		byBucket.forEach(
+				(bucket, jobs) -> this.store.extend(bucket, this.lease.toMillis(), jobs).whenComplete((renewed, ex) -> {
+					if (ex != null) {
+						logger.debug("Could not renew leases in bucket {}; retrying at the next renewal", bucket, ex);
+						return;
 					}
-				}
-			}));
+					for (int i = 0; i < renewed.size(); i++) {
+						if (!renewed.get(i)) {
+							logger.warn("Lease of job {} was lost while its handler runs; it may run again elsewhere",
+									JobOutcomes.describe(jobs.get(i)));
+						}
+					}
+				}));
 	}
 
 }

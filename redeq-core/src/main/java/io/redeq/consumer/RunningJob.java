@@ -8,9 +8,9 @@ import org.jspecify.annotations.Nullable;
 import io.redeq.redis.ClaimedJob;
 
 /**
- * A claimed job while a worker runs it. Exactly one party settles its outcome (the worker when the
- * handler returns or throws, the timeout when it runs too long, shutdown when it gives the job
- * back): whoever wins {@link #settle()}.
+ * A claimed job while a worker runs it. Exactly one party settles its outcome (the worker
+ * when the handler returns or throws, the timeout when it runs too long, shutdown when it
+ * gives the job back): whoever wins {@link #settle()}.
  */
 final class RunningJob {
 

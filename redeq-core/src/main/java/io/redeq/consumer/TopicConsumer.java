@@ -36,14 +36,16 @@ import io.redeq.redis.ClaimedJob;
 import io.redeq.redis.RedisJobStore;
 
 /**
- * A subscription: one fetcher thread claims READY jobs of a topic only into free worker slots (no
- * local buffer, so nothing waits in memory when the instance dies), workers run the handler under
- * a lease that is renewed every third of its length, and each outcome is one script.
+ * A subscription: one fetcher thread claims READY jobs of a topic only into free worker
+ * slots (no local buffer, so nothing waits in memory when the instance dies), workers run
+ * the handler under a lease that is renewed every third of its length, and each outcome
+ * is one script.
  *
  * <p>
- * An idle fetcher waits on Redis for a wake-up signal ({@link WorkSignals}); a handler running past
- * its timeout is interrupted and its slot given back; {@link #close()} stops fetching at once, lets
- * running handlers finish within the shutdown timeout and hands every unfinished job back to READY.
+ * An idle fetcher waits on Redis for a wake-up signal ({@link WorkSignals}); a handler
+ * running past its timeout is interrupted and its slot given back; {@link #close()} stops
+ * fetching at once, lets running handlers finish within the shutdown timeout and hands
+ * every unfinished job back to READY.
  */
 public final class TopicConsumer implements Subscription {
 
@@ -144,7 +146,8 @@ public final class TopicConsumer implements Subscription {
 		return this.settings;
 	}
 
-	// ---- fetching ------------------------------------------------------------------------
+	// ---- fetching
+	// ------------------------------------------------------------------------
 
 	private void fetchLoop() {
 		while (this.fetching) {
@@ -177,7 +180,10 @@ public final class TopicConsumer implements Subscription {
 		}
 	}
 
-	/** Claims up to {@code free} jobs from the hinted buckets and starts them; returns how many. */
+	/**
+	 * Claims up to {@code free} jobs from the hinted buckets and starts them; returns how
+	 * many.
+	 */
 	private int fetchInto(int free) {
 		int started = 0;
 		Integer bucket;
@@ -217,13 +223,14 @@ public final class TopicConsumer implements Subscription {
 		return true;
 	}
 
-	// ---- running -------------------------------------------------------------------------
+	// ---- running
+	// -------------------------------------------------------------------------
 
 	private void run(RunningJob runningJob) {
 		ClaimedJob job = runningJob.job;
 		runningJob.thread = Thread.currentThread();
-		Delivery delivery = new Delivery(job.id(), job.topic(), job.attempt(), java.time.Instant.ofEpochMilli(job.dueAt()),
-				java.time.Instant.ofEpochMilli(job.createdAt()));
+		Delivery delivery = new Delivery(job.id(), job.topic(), job.attempt(),
+				java.time.Instant.ofEpochMilli(job.dueAt()), java.time.Instant.ofEpochMilli(job.createdAt()));
 		runningJob.timeout = this.timers.schedule(() -> timedOut(runningJob, delivery),
 				this.settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
 		MDC.put("redeq.topic", job.topic());
@@ -259,7 +266,8 @@ public final class TopicConsumer implements Subscription {
 			finished(runningJob);
 			MDC.remove("redeq.topic");
 			MDC.remove("redeq.jobId");
-			Thread.interrupted(); // a pooled thread must not carry a timeout's interrupt into the next job
+			Thread.interrupted(); // a pooled thread must not carry a timeout's interrupt
+									// into the next job
 		}
 	}
 
@@ -271,7 +279,8 @@ public final class TopicConsumer implements Subscription {
 		if (thread != null) {
 			thread.interrupt();
 		}
-		// The slot comes back now, even if the handler ignores the interrupt and keeps its thread.
+		// The slot comes back now, even if the handler ignores the interrupt and keeps
+		// its thread.
 		finished(runningJob);
 		try {
 			this.workers.execute(() -> settleSafely(() -> this.outcomes.failed(runningJob.job, delivery,
@@ -306,12 +315,13 @@ public final class TopicConsumer implements Subscription {
 		}
 		catch (RuntimeException ex) {
 			this.outcomeFailures.failed("Consumer of topic '" + this.settings.topic()
-					+ "' could not store a job's outcome; the job stays IN_FLIGHT and runs again when its lease expires", ex);
+					+ "' could not store a job's outcome; the job stays IN_FLIGHT and runs again when its lease expires",
+					ex);
 		}
 	}
 
-
-	// ---- closing -------------------------------------------------------------------------
+	// ---- closing
+	// -------------------------------------------------------------------------
 
 	@Override
 	public void close() {
@@ -320,14 +330,16 @@ public final class TopicConsumer implements Subscription {
 		}
 		this.fetching = false;
 		this.signals.close();
-		this.slots.release(this.settings.concurrency()); // wakes a fetcher waiting for a free slot
+		this.slots.release(this.settings.concurrency()); // wakes a fetcher waiting for a
+															// free slot
 		joinFetcher();
 		awaitRunning(this.options.shutdownTimeout());
 		try {
 			this.outcomes.flush(this.options.commandTimeout());
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not complete the last finished jobs of topic '{}' ({}); they run again when their leases expire",
+			logger.warn(
+					"Could not complete the last finished jobs of topic '{}' ({}); they run again when their leases expire",
 					this.settings.topic(), ex.getMessage());
 		}
 		List<ClaimedJob> unfinished = new ArrayList<>();
@@ -390,7 +402,8 @@ public final class TopicConsumer implements Subscription {
 				this.store.signal(this.settings.topic(), bucket);
 			}
 			catch (RuntimeException ex) {
-				logger.warn("Could not hand {} jobs of topic '{}' back to READY ({}); they run again when their leases expire",
+				logger.warn(
+						"Could not hand {} jobs of topic '{}' back to READY ({}); they run again when their leases expire",
 						inBucket.size(), this.settings.topic(), ex.getMessage());
 			}
 		});

@@ -15,15 +15,17 @@ import io.redeq.redis.RedisConnections;
 import io.redeq.redis.RedisJobStore;
 
 /**
- * Tells a fetcher where READY jobs of its topic are, and lets it wait for them without spinning.
+ * Tells a fetcher where READY jobs of its topic are, and lets it wait for them without
+ * spinning.
  *
  * <p>
- * The migrator pushes a bucket number onto the topic's signal list whenever it makes jobs READY
- * there. An idle fetcher blocks on that list (BLPOP on a connection of its own, which closing cuts
- * short); without blocking commands it polls the list instead. Signals are hints: after a whole
- * poll interval without one, the fetcher checks whether any of the topic's ready lists exists (one
- * command) and, if so, tries every bucket. A fetcher that woke on a signal and found more jobs than
- * it has slots passes the signal on, so idle consumers on other instances join in.
+ * The migrator pushes a bucket number onto the topic's signal list whenever it makes jobs
+ * READY there. An idle fetcher blocks on that list (BLPOP on a connection of its own,
+ * which closing cuts short); without blocking commands it polls the list instead. Signals
+ * are hints: after a whole poll interval without one, the fetcher checks whether any of
+ * the topic's ready lists exists (one command) and, if so, tries every bucket. A fetcher
+ * that woke on a signal and found more jobs than it has slots passes the signal on, so
+ * idle consumers on other instances join in.
  */
 final class WorkSignals {
 
@@ -64,7 +66,10 @@ final class WorkSignals {
 		return this.hints.poll();
 	}
 
-	/** A claim left jobs behind in a bucket; {@code full} if this fetcher has no slot left for them. */
+	/**
+	 * A claim left jobs behind in a bucket; {@code full} if this fetcher has no slot left
+	 * for them.
+	 */
 	void moreIn(int bucket, boolean full) {
 		this.hints.add(bucket);
 		if (full && this.holdsSignal) {
@@ -103,7 +108,8 @@ final class WorkSignals {
 		}
 		catch (RedeqUnavailableException ex) {
 			if (ex.getCause() instanceof RedisCommandTimeoutException && !this.closed) {
-				return null; // the client's own command timeout is shorter than our poll: same as no signal
+				return null; // the client's own command timeout is shorter than our poll:
+								// same as no signal
 			}
 			throw ex;
 		}
@@ -111,7 +117,8 @@ final class WorkSignals {
 
 	private @Nullable String pollForSignal() {
 		String signal = this.store.scripts()
-			.await(this.store.scripts().connections().commands().lpop(this.signalKey), "poll for work on " + this.topic);
+			.await(this.store.scripts().connections().commands().lpop(this.signalKey),
+					"poll for work on " + this.topic);
 		if (signal == null) {
 			pause(NON_BLOCKING_POLL);
 		}
@@ -123,8 +130,10 @@ final class WorkSignals {
 		if (connection == null) {
 			connection = this.store.scripts().connections().connectDedicated();
 			this.blockingConnection = connection;
-			// close() sets closed before it reads the connection, and we publish the connection before
-			// reading closed: whichever runs second sees the other, so a close that raced the first
+			// close() sets closed before it reads the connection, and we publish the
+			// connection before
+			// reading closed: whichever runs second sees the other, so a close that raced
+			// the first
 			// BLPOP still cuts it short instead of waiting a poll interval.
 			if (this.closed) {
 				this.store.scripts().connections().close(connection);

@@ -3,8 +3,8 @@ package io.redeq.internal;
 import java.time.Duration;
 
 /**
- * What happens to jobs inside the engine, reported to metrics. Every method has a no-op default so
- * that an engine without a meter registry pays nothing.
+ * What happens to jobs inside the engine, reported to metrics. Every method has a no-op
+ * default so that an engine without a meter registry pays nothing.
  */
 public interface JobEvents {
 
@@ -34,7 +34,10 @@ public interface JobEvents {
 	default void ready(String topic, int bucket, int count) {
 	}
 
-	/** One migrate call moved {@code migrated} due jobs and reclaimed {@code reclaimed} expired leases. */
+	/**
+	 * One migrate call moved {@code migrated} due jobs and reclaimed {@code reclaimed}
+	 * expired leases.
+	 */
 	default void migrated(int bucket, int migrated, int reclaimed) {
 	}
 

@@ -3,8 +3,8 @@ package io.redeq.internal;
 import org.slf4j.Logger;
 
 /**
- * Logs a background loop's failure once when it starts failing and once when it recovers, not
- * once per retry tick, so a Redis outage leaves two lines instead of thousands.
+ * Logs a background loop's failure once when it starts failing and once when it recovers,
+ * not once per retry tick, so a Redis outage leaves two lines instead of thousands.
  */
 public final class LogOnce {
 

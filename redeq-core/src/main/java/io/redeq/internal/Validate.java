@@ -6,12 +6,14 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Checks of user input, each failing with an {@link IllegalArgumentException} that names the
- * value and what is allowed.
+ * Checks of user input, each failing with an {@link IllegalArgumentException} that names
+ * the value and what is allowed.
  */
 public final class Validate {
 
-	/** Topics end up in key names and are read back from them, so ':' and braces are out. */
+	/**
+	 * Topics end up in key names and are read back from them, so ':' and braces are out.
+	 */
 	private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._\\-]{0,99}");
 
 	private static final int MAX_ID_LENGTH = 200;

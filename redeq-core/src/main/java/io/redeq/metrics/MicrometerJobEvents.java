@@ -16,9 +16,10 @@ import io.redeq.internal.JobEvents;
 /**
  * redeq's meters, all tagged with {@code topic}: counters {@code redeq.jobs.scheduled},
  * {@code completed}, {@code retried}, {@code dead}, {@code cancelled}; timers
- * {@code redeq.jobs.lateness} (due time → handler start, Redis clock) and {@code redeq.jobs.duration};
- * gauge {@code redeq.jobs.pending{state}} from the background snapshot; and the migrator's
- * {@code redeq.migrator.migrated}, {@code redeq.migrator.reclaimed}, {@code redeq.migrator.lag} and
+ * {@code redeq.jobs.lateness} (due time → handler start, Redis clock) and
+ * {@code redeq.jobs.duration}; gauge {@code redeq.jobs.pending{state}} from the
+ * background snapshot; and the migrator's {@code redeq.migrator.migrated},
+ * {@code redeq.migrator.reclaimed}, {@code redeq.migrator.lag} and
  * {@code redeq.migrator.buckets.owned}. Meters of a topic are created once and cached.
  */
 public final class MicrometerJobEvents implements JobEvents {
@@ -54,7 +55,10 @@ public final class MicrometerJobEvents implements JobEvents {
 			.register(registry);
 	}
 
-	/** Takes a new snapshot's figures, registering pending gauges for topics seen the first time. */
+	/**
+	 * Takes a new snapshot's figures, registering pending gauges for topics seen the
+	 * first time.
+	 */
 	public void update(RedeqSnapshot snapshot) {
 		this.snapshot = snapshot;
 		snapshot.topics().forEach((topic, stats) -> {

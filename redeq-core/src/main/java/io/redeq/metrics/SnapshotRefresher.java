@@ -23,8 +23,9 @@ import io.redeq.redis.BucketInspection;
 import io.redeq.redis.RedisJobStore;
 
 /**
- * Keeps a {@link RedeqSnapshot} fresh: one read-only script per bucket, pipelined, every refresh
- * interval, started on first use. Readers get the last snapshot without touching Redis.
+ * Keeps a {@link RedeqSnapshot} fresh: one read-only script per bucket, pipelined, every
+ * refresh interval, started on first use. Readers get the last snapshot without touching
+ * Redis.
  */
 public final class SnapshotRefresher {
 
@@ -57,7 +58,10 @@ public final class SnapshotRefresher {
 		this.subscribedTopics = subscribedTopics;
 	}
 
-	/** The last snapshot; the first call starts the background refresh and takes one at once. */
+	/**
+	 * The last snapshot; the first call starts the background refresh and takes one at
+	 * once.
+	 */
 	public RedeqSnapshot latest() {
 		if (this.started.compareAndSet(false, true)) {
 			refresh();
@@ -82,7 +86,8 @@ public final class SnapshotRefresher {
 			this.failures.failed("redeq cannot refresh its statistics", ex);
 			RedeqSnapshot previous = this.latest;
 			this.latest = new RedeqSnapshot(Instant.now(), false, ex.getMessage(), previous.topics(),
-					previous.migrationLag(), previous.oldestReadyWait(), this.ownedBuckets.get(), this.subscribedTopics.get());
+					previous.migrationLag(), previous.oldestReadyWait(), this.ownedBuckets.get(),
+					this.subscribedTopics.get());
 		}
 		for (Consumer<RedeqSnapshot> listener : this.listeners) {
 			try {
@@ -112,8 +117,9 @@ public final class SnapshotRefresher {
 				long[] sums = counts.computeIfAbsent(field.substring(0, colon), (t) -> new long[4]);
 				sums["DRIX".indexOf(field.charAt(colon + 1))] += count;
 			});
-			bucket.oldestReadyDue().forEach((topic, due) -> oldestReady.merge(topic,
-					Duration.ofMillis(Math.max(0, bucket.now() - due)), (a, b) -> (a.compareTo(b) >= 0) ? a : b));
+			bucket.oldestReadyDue()
+				.forEach((topic, due) -> oldestReady.merge(topic, Duration.ofMillis(Math.max(0, bucket.now() - due)),
+						(a, b) -> (a.compareTo(b) >= 0) ? a : b));
 		}
 		Map<String, TopicStats> topics = new TreeMap<>();
 		counts.forEach((topic, c) -> topics.put(topic, new TopicStats(topic, c[0], c[1], c[2], c[3])));

@@ -21,21 +21,24 @@ import io.redeq.redis.RedisJobStore;
 import io.redeq.schedule.WakeUps;
 
 /**
- * Moves due jobs from this instance's buckets to their topics' ready lists. One thread per engine.
+ * Moves due jobs from this instance's buckets to their topics' ready lists. One thread
+ * per engine.
  *
  * <p>
  * Ownership: every instance announces itself with a heartbeat and keeps about
- * {@code buckets / live instances} bucket locks (SET NX PX with its id, renewed by each migrate call,
- * released on close), trying buckets from an offset of its own so instances do not collide. A dead
- * instance stops renewing; its locks expire within {@code lock-ttl} and the others take them.
+ * {@code buckets / live instances} bucket locks (SET NX PX with its id, renewed by each
+ * migrate call, released on close), trying buckets from an offset of its own so instances
+ * do not collide. A dead instance stops renewing; its locks expire within
+ * {@code lock-ttl} and the others take them.
  *
  * <p>
- * Timing: a bucket is migrated until less than a batch is due, then left until its next due job,
- * measured from the Redis time the script returned (so the local clock plays no part). It is woken
- * early when this instance schedules an earlier job, or when another instance says so on the wake
- * channel. Both are hints: every sweep interval a sweep looks at the head of each owned bucket (one
- * script on a standalone Redis), renews the locks, and migrates where anything is due, a lease
- * expired or a dead job outlived its retention; that alone keeps everything correct.
+ * Timing: a bucket is migrated until less than a batch is due, then left until its next
+ * due job, measured from the Redis time the script returned (so the local clock plays no
+ * part). It is woken early when this instance schedules an earlier job, or when another
+ * instance says so on the wake channel. Both are hints: every sweep interval a sweep
+ * looks at the head of each owned bucket (one script on a standalone Redis), renews the
+ * locks, and migrates where anything is due, a lease expired or a dead job outlived its
+ * retention; that alone keeps everything correct.
  */
 public final class Migrator implements WakeUps, AutoCloseable {
 
@@ -62,7 +65,10 @@ public final class Migrator implements WakeUps, AutoCloseable {
 	/** Guarded by {@link #lock}. */
 	private final boolean[] owned;
 
-	/** System.nanoTime at which each owned bucket is due a migrate call; guarded by {@link #lock}. */
+	/**
+	 * System.nanoTime at which each owned bucket is due a migrate call; guarded by
+	 * {@link #lock}.
+	 */
 	private final long[] wakeAt;
 
 	private final Thread thread;
@@ -114,7 +120,8 @@ public final class Migrator implements WakeUps, AutoCloseable {
 			return;
 		}
 		this.store.publishWake(bucket, dueAtMillis).exceptionally((ex) -> {
-			logger.debug("Could not publish a wake-up for bucket {}; its owner finds the job at its next sweep", bucket, ex);
+			logger.debug("Could not publish a wake-up for bucket {}; its owner finds the job at its next sweep", bucket,
+					ex);
 			return 0L;
 		});
 	}
@@ -163,10 +170,10 @@ public final class Migrator implements WakeUps, AutoCloseable {
 	}
 
 	/**
-	 * The safety net: one look at the head of every owned bucket's indexes (one script on a standalone
-	 * Redis), renewing the locks on the way; a full migrate only where something is due, a lease
-	 * expired or a dead job outlived its retention. Everything an event-driven wake-up missed is
-	 * caught here within one sweep interval.
+	 * The safety net: one look at the head of every owned bucket's indexes (one script on
+	 * a standalone Redis), renewing the locks on the way; a full migrate only where
+	 * something is due, a lease expired or a dead job outlived its retention. Everything
+	 * an event-driven wake-up missed is caught here within one sweep interval.
 	 */
 	private void sweep() {
 		int[] mine = ownedBuckets();
@@ -212,8 +219,8 @@ public final class Migrator implements WakeUps, AutoCloseable {
 			return;
 		}
 		boolean more = result.mayHaveMore(this.options.batchSize());
-		long until = (result.nextDue() >= 0) ? System.nanoTime() + Math.max(0, result.nextDue() - result.now()) * 1_000_000L
-				: NEVER;
+		long until = (result.nextDue() >= 0)
+				? System.nanoTime() + Math.max(0, result.nextDue() - result.now()) * 1_000_000L : NEVER;
 		wakeAt(bucket, more ? System.nanoTime() : until);
 	}
 
@@ -309,7 +316,8 @@ public final class Migrator implements WakeUps, AutoCloseable {
 				onWakeMessage(message);
 			}
 		});
-		this.store.scripts().await(connection.async().subscribe(this.store.keys().wakeChannel()), "subscribe to wake-ups");
+		this.store.scripts()
+			.await(connection.async().subscribe(this.store.keys().wakeChannel()), "subscribe to wake-ups");
 		this.pubSub = connection;
 	}
 
@@ -371,7 +379,9 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		}
 	}
 
-	/** Stops migrating, then releases every lock and leaves, so others take over at once. */
+	/**
+	 * Stops migrating, then releases every lock and leaves, so others take over at once.
+	 */
 	@Override
 	public void close() {
 		this.running = false;

@@ -1,6 +1,6 @@
 /**
- * The migrator: moves due jobs from buckets to ready queues, owning a share of the buckets under
- * lease-based locks. Not API.
+ * The migrator: moves due jobs from buckets to ready queues, owning a share of the
+ * buckets under lease-based locks. Not API.
  */
 @NullMarked
 package io.redeq.migrator;

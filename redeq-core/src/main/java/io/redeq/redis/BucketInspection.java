@@ -10,7 +10,8 @@ import java.util.Map;
  * @param now Redis time, epoch ms
  * @param earliestDue due time of the earliest delayed job, or -1
  * @param counts {@code <topic>:<D|R|I|X>} → count
- * @param oldestReadyDue per topic with READY jobs, the due time of the one that waited longest
+ * @param oldestReadyDue per topic with READY jobs, the due time of the one that waited
+ * longest
  */
 public record BucketInspection(long now, long earliestDue, Map<String, Long> counts, Map<String, Long> oldestReadyDue) {
 
@@ -30,7 +31,10 @@ public record BucketInspection(long now, long earliestDue, Map<String, Long> cou
 		return new BucketInspection(now, earliestDue, counts, oldestReady);
 	}
 
-	/** How long the earliest delayed job is overdue (waiting for the migrator), 0 if none is. */
+	/**
+	 * How long the earliest delayed job is overdue (waiting for the migrator), 0 if none
+	 * is.
+	 */
 	public long migrationLagMillis() {
 		return (this.earliestDue >= 0) ? Math.max(0, this.now - this.earliestDue) : 0;
 	}

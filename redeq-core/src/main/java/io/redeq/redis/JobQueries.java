@@ -17,8 +17,8 @@ import io.redeq.DeadJob;
 import io.redeq.TopicStats;
 
 /**
- * Reads over all buckets that change nothing: exact counts, topic names, pages of dead jobs, the
- * recorded bucket count. Each read is one pipelined command per bucket.
+ * Reads over all buckets that change nothing: exact counts, topic names, pages of dead
+ * jobs, the recorded bucket count. Each read is one pipelined command per bucket.
  */
 public final class JobQueries {
 
@@ -112,7 +112,10 @@ public final class JobQueries {
 		return dead;
 	}
 
-	/** The bucket count recorded for this prefix, recording {@code buckets} if there is none yet. */
+	/**
+	 * The bucket count recorded for this prefix, recording {@code buckets} if there is
+	 * none yet.
+	 */
 	public int recordOrReadBucketCount(int buckets) {
 		RedisClusterAsyncCommands<String, String> commands = commands();
 		String meta = this.keys.metaKey();
@@ -122,7 +125,10 @@ public final class JobQueries {
 		return Integer.parseInt(values.get("buckets"));
 	}
 
-	/** Overwrites the recorded bucket count; only the reshard does this, after moving every job. */
+	/**
+	 * Overwrites the recorded bucket count; only the reshard does this, after moving
+	 * every job.
+	 */
 	public void recordBucketCount(int buckets) {
 		this.scripts.await(commands().hset(this.keys.metaKey(), "buckets", Integer.toString(buckets)),
 				"record bucket count");

@@ -6,16 +6,18 @@ import io.lettuce.core.cluster.SlotHash;
  * The one place that names redeq's Redis keys.
  *
  * <p>
- * Layout: B global buckets, each a hash tag {@code {prefix:b:s}} holding every topic's jobs of
- * that bucket, with a ready list per topic inside the bucket. We chose global buckets over
- * per-topic shards ({@code {prefix:topic:b}}) because the migrator's idle cost then depends on B
- * only, not on B × topics: an instance with many quiet topics still sweeps just its buckets. Exact
- * per-topic stats come from each bucket's counts hash instead of per-topic keys.
+ * Layout: B global buckets, each a hash tag {@code {prefix:b:s}} holding every topic's
+ * jobs of that bucket, with a ready list per topic inside the bucket. We chose global
+ * buckets over per-topic shards ({@code {prefix:topic:b}}) because the migrator's idle
+ * cost then depends on B only, not on B × topics: an instance with many quiet topics
+ * still sweeps just its buckets. Exact per-topic stats come from each bucket's counts
+ * hash instead of per-topic keys.
  *
  * <p>
- * Each bucket's tag carries a short suffix {@code s}, found by a deterministic search, that puts
- * bucket b's slot inside the b-th equal share of the 16384 cluster slots; so the buckets of one
- * topic split evenly over any cluster whose masters own contiguous, equal slot ranges.
+ * Each bucket's tag carries a short suffix {@code s}, found by a deterministic search,
+ * that puts bucket b's slot inside the b-th equal share of the 16384 cluster slots; so
+ * the buckets of one topic split evenly over any cluster whose masters own contiguous,
+ * equal slot ranges.
  */
 public final class KeySpace {
 
@@ -124,9 +126,9 @@ public final class KeySpace {
 	}
 
 	/**
-	 * The bucket of a job. Part of redeq's data format: changing it would strand every stored job.
-	 * String.hashCode is fixed by the Java language specification; the murmur3 finaliser spreads its
-	 * low bits, which the mask keeps.
+	 * The bucket of a job. Part of redeq's data format: changing it would strand every
+	 * stored job. String.hashCode is fixed by the Java language specification; the
+	 * murmur3 finaliser spreads its low bits, which the mask keeps.
 	 */
 	public int bucketOf(String jobKey) {
 		int h = jobKey.hashCode();

@@ -11,8 +11,8 @@ import java.util.HexFormat;
 import io.lettuce.core.ScriptOutputType;
 
 /**
- * One of redeq's Lua scripts: its name, source (with the shared prelude in front for job scripts),
- * SHA-1 digest for {@code EVALSHA}, and the Redis reply type it returns.
+ * One of redeq's Lua scripts: its name, source (with the shared prelude in front for job
+ * scripts), SHA-1 digest for {@code EVALSHA}, and the Redis reply type it returns.
  *
  * @param name the file name without {@code .lua}
  * @param source the full source sent with {@code EVAL}

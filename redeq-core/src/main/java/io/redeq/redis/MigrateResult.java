@@ -13,8 +13,8 @@ import java.util.Map;
  * @param reclaimed expired leases returned to READY
  * @param readyByTopic jobs made READY per topic (for waking that topic's consumers)
  */
-public record MigrateResult(long now, long nextDue, long nextLeaseExpiry, boolean lockHeld, int migrated,
-		int reclaimed, Map<String, Integer> readyByTopic) {
+public record MigrateResult(long now, long nextDue, long nextLeaseExpiry, boolean lockHeld, int migrated, int reclaimed,
+		Map<String, Integer> readyByTopic) {
 
 	/** Whether a full batch was moved, so more may be due right now. */
 	public boolean mayHaveMore(int batchSize) {

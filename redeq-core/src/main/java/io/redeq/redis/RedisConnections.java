@@ -18,9 +18,10 @@ import io.redeq.RedeqUnavailableException;
 
 /**
  * The connections redeq opens on a Lettuce client it was given: one shared, multiplexed
- * connection for scripts, plus dedicated ones for blocking reads and pub/sub. The shared one is
- * opened lazily and re-opened after a failed attempt, so an application can start while Redis is
- * down. Closing closes only these connections, never the client, which its owner closes.
+ * connection for scripts, plus dedicated ones for blocking reads and pub/sub. The shared
+ * one is opened lazily and re-opened after a failed attempt, so an application can start
+ * while Redis is down. Closing closes only these connections, never the client, which its
+ * owner closes.
  */
 public final class RedisConnections implements AutoCloseable {
 
@@ -44,7 +45,10 @@ public final class RedisConnections implements AutoCloseable {
 		return this.client instanceof RedisClusterClient;
 	}
 
-	/** Commands on the shared connection; both standalone and cluster commands implement this view. */
+	/**
+	 * Commands on the shared connection; both standalone and cluster commands implement
+	 * this view.
+	 */
 	public RedisClusterAsyncCommands<String, String> commands() {
 		StatefulConnection<String, String> connection = this.shared;
 		if (connection == null) {
@@ -60,7 +64,10 @@ public final class RedisConnections implements AutoCloseable {
 		return this.shared;
 	}
 
-	/** A connection of its own, for a command that blocks (BLPOP) and must not stall the others. */
+	/**
+	 * A connection of its own, for a command that blocks (BLPOP) and must not stall the
+	 * others.
+	 */
 	public StatefulConnection<String, String> connectDedicated() {
 		return track(connect());
 	}
@@ -68,7 +75,8 @@ public final class RedisConnections implements AutoCloseable {
 	public StatefulRedisPubSubConnection<String, String> connectPubSub() {
 		try {
 			StatefulRedisPubSubConnection<String, String> connection = (this.client instanceof RedisClusterClient cluster)
-					? cluster.connectPubSub(StringCodec.UTF8) : ((RedisClient) this.client).connectPubSub(StringCodec.UTF8);
+					? cluster.connectPubSub(StringCodec.UTF8)
+					: ((RedisClient) this.client).connectPubSub(StringCodec.UTF8);
 			return track(connection);
 		}
 		catch (RuntimeException ex) {
@@ -108,7 +116,10 @@ public final class RedisConnections implements AutoCloseable {
 		return connection;
 	}
 
-	/** Closes one dedicated connection early, e.g. to cut a blocked read short on shutdown. */
+	/**
+	 * Closes one dedicated connection early, e.g. to cut a blocked read short on
+	 * shutdown.
+	 */
 	public synchronized void close(StatefulConnection<?, ?> connection) {
 		if (this.opened.remove(connection)) {
 			connection.closeAsync();

@@ -11,8 +11,9 @@ import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 /**
- * The one door to job state in Redis: a method per state change, each one Lua script on one
- * bucket's keys (so each is atomic and Cluster-safe). Reads that change nothing use plain commands.
+ * The one door to job state in Redis: a method per state change, each one Lua script on
+ * one bucket's keys (so each is atomic and Cluster-safe). Reads that change nothing use
+ * plain commands.
  */
 public final class RedisJobStore {
 
@@ -46,9 +47,12 @@ public final class RedisJobStore {
 		return args;
 	}
 
-	// ---- producer side -------------------------------------------------------------------
+	// ---- producer side
+	// -------------------------------------------------------------------
 
-	/** Writes jobs of one bucket in one atomic script; the outcomes come in request order. */
+	/**
+	 * Writes jobs of one bucket in one atomic script; the outcomes come in request order.
+	 */
 	public CompletionStage<List<ScheduleOutcome>> schedule(int bucket, long capacityPerBucket,
 			List<ScheduleRequest> requests) {
 		String[] args = new String[3 + requests.size() * 5];
@@ -63,7 +67,8 @@ public final class RedisJobStore {
 			args[i++] = Long.toString(request.millis());
 			args[i++] = request.policyCode();
 		}
-		CompletionStage<List<Object>> reply = this.scripts.runAsync(Scripts.SCHEDULE, this.keys.bucketKeys(bucket), args);
+		CompletionStage<List<Object>> reply = this.scripts.runAsync(Scripts.SCHEDULE, this.keys.bucketKeys(bucket),
+				args);
 		return reply.thenApply((values) -> {
 			List<ScheduleOutcome> outcomes = new ArrayList<>(requests.size());
 			for (int j = 0; j + 2 < values.size(); j += 3) {
@@ -79,7 +84,9 @@ public final class RedisJobStore {
 		return cancelled == 1;
 	}
 
-	/** Moves a waiting job's due time; returns the new due time, or empty if it could not. */
+	/**
+	 * Moves a waiting job's due time; returns the new due time, or empty if it could not.
+	 */
 	public Optional<ScheduleOutcome> reschedule(int bucket, String jobKey, boolean absolute, long millis) {
 		List<Object> reply = this.scripts.run(Scripts.RESCHEDULE, this.keys.bucketKeys(bucket),
 				args(bucket, jobKey, absolute ? "at" : "in", millis));
@@ -94,11 +101,12 @@ public final class RedisJobStore {
 		return Optional.ofNullable(record).map((value) -> StoredJob.parse(jobKey, value));
 	}
 
-	// ---- migrator ------------------------------------------------------------------------
+	// ---- migrator
+	// ------------------------------------------------------------------------
 
 	public boolean tryLock(int bucket, String owner, long ttlMillis) {
-		String reply = this.scripts.await(
-				commands().set(this.keys.lockKey(bucket), owner, SetArgs.Builder.nx().px(ttlMillis)), "lock bucket");
+		String reply = this.scripts
+			.await(commands().set(this.keys.lockKey(bucket), owner, SetArgs.Builder.nx().px(ttlMillis)), "lock bucket");
 		return "OK".equals(reply);
 	}
 
@@ -108,9 +116,9 @@ public final class RedisJobStore {
 	}
 
 	/**
-	 * Moves due jobs of one bucket. A sweep also renews the caller's lock, reclaims expired leases and
-	 * drops dead jobs past retention; a migrate woken by a due job does only the moving, so the common
-	 * path stays a few commands long.
+	 * Moves due jobs of one bucket. A sweep also renews the caller's lock, reclaims
+	 * expired leases and drops dead jobs past retention; a migrate woken by a due job
+	 * does only the moving, so the common path stays a few commands long.
 	 */
 	public MigrateResult migrate(int bucket, int batchSize, boolean sweep, String lockOwner, long lockTtlMillis,
 			long deadRetentionMillis) {
@@ -125,9 +133,9 @@ public final class RedisJobStore {
 	}
 
 	/**
-	 * The migrator's sweep over the buckets it owns: renews their locks and reads the head of each
-	 * index. On a standalone Redis it is one script for all buckets; in a cluster, where a script
-	 * must stay in one slot, one per bucket, pipelined.
+	 * The migrator's sweep over the buckets it owns: renews their locks and reads the
+	 * head of each index. On a standalone Redis it is one script for all buckets; in a
+	 * cluster, where a script must stay in one slot, one per bucket, pipelined.
 	 */
 	public List<BucketPeek> peek(int[] buckets, String owner, long lockTtlMillis) {
 		List<CompletionStage<List<Object>>> replies = new ArrayList<>();
@@ -172,7 +180,9 @@ public final class RedisJobStore {
 		return live;
 	}
 
-	/** Tells consumers of a topic that a bucket has READY jobs; a hint, so it may be lost. */
+	/**
+	 * Tells consumers of a topic that a bucket has READY jobs; a hint, so it may be lost.
+	 */
 	public CompletionStage<Long> signal(String topic, int bucket) {
 		RedisClusterAsyncCommands<String, String> commands = commands();
 		String key = this.keys.signalKey(topic);
@@ -186,11 +196,13 @@ public final class RedisJobStore {
 		return commands().publish(this.keys.wakeChannel(), bucket + ":" + dueAt);
 	}
 
-	// ---- consumer side -------------------------------------------------------------------
+	// ---- consumer side
+	// -------------------------------------------------------------------
 
 	/**
-	 * Whether any bucket has a ready list for the topic: one EXISTS over all of them (Lettuce splits
-	 * it per slot in a cluster), so an idle consumer's safety check costs one command, not one per bucket.
+	 * Whether any bucket has a ready list for the topic: one EXISTS over all of them
+	 * (Lettuce splits it per slot in a cluster), so an idle consumer's safety check costs
+	 * one command, not one per bucket.
 	 */
 	public boolean anyReady(String topic) {
 		String[] lists = new String[this.keys.buckets()];
@@ -217,7 +229,9 @@ public final class RedisJobStore {
 		});
 	}
 
-	/** Completes jobs of one bucket; returns, per job, whether the claim was still ours. */
+	/**
+	 * Completes jobs of one bucket; returns, per job, whether the claim was still ours.
+	 */
 	public CompletionStage<List<Boolean>> completeAll(int bucket, List<ClaimedJob> jobs) {
 		String[] args = new String[1 + jobs.size() * 2];
 		args[0] = this.keys.tag(bucket);
@@ -226,11 +240,15 @@ public final class RedisJobStore {
 			args[i++] = job.jobKey();
 			args[i++] = job.token();
 		}
-		CompletionStage<List<Object>> reply = this.scripts.runAsync(Scripts.COMPLETE, this.keys.bucketKeys(bucket), args);
+		CompletionStage<List<Object>> reply = this.scripts.runAsync(Scripts.COMPLETE, this.keys.bucketKeys(bucket),
+				args);
 		return reply.thenApply((values) -> values.stream().map((v) -> asLong(v) == 1).toList());
 	}
 
-	/** Puts a failed job back to DELAYED; returns its new due time, or empty if the claim was lost. */
+	/**
+	 * Puts a failed job back to DELAYED; returns its new due time, or empty if the claim
+	 * was lost.
+	 */
 	public CompletionStage<Optional<ScheduleOutcome>> retry(ClaimedJob job, long backoffMillis, String error) {
 		CompletionStage<List<Object>> reply = this.scripts.runAsync(Scripts.RETRY, this.keys.bucketKeys(job.bucket()),
 				args(job.bucket(), job.jobKey(), job.token(), backoffMillis, error));
@@ -245,7 +263,10 @@ public final class RedisJobStore {
 				args(job.bucket(), job.jobKey(), job.token(), reason));
 	}
 
-	/** Renews the leases of jobs of one bucket; returns, per job, whether the claim is still ours. */
+	/**
+	 * Renews the leases of jobs of one bucket; returns, per job, whether the claim is
+	 * still ours.
+	 */
 	public CompletionStage<List<Boolean>> extend(int bucket, long leaseMillis, List<ClaimedJob> jobs) {
 		String[] args = new String[2 + jobs.size() * 2];
 		args[0] = this.keys.tag(bucket);
@@ -259,7 +280,10 @@ public final class RedisJobStore {
 		return reply.thenApply((values) -> values.stream().map((v) -> asLong(v) == 1).toList());
 	}
 
-	/** Hands in-flight jobs of one bucket back to READY at once; returns how many were still ours. */
+	/**
+	 * Hands in-flight jobs of one bucket back to READY at once; returns how many were
+	 * still ours.
+	 */
 	public long release(int bucket, List<ClaimedJob> jobs, boolean refundAttempt) {
 		String[] args = new String[1 + jobs.size() * 3];
 		args[0] = this.keys.tag(bucket);
@@ -273,7 +297,8 @@ public final class RedisJobStore {
 		return released;
 	}
 
-	// ---- admin ---------------------------------------------------------------------------
+	// ---- admin
+	// ---------------------------------------------------------------------------
 
 	/** A read-only look at one bucket, for metrics and health. */
 	public CompletionStage<BucketInspection> inspect(int bucket) {
@@ -283,7 +308,8 @@ public final class RedisJobStore {
 	}
 
 	public long requeueDead(int bucket, String topic, String jobKey, int max) {
-		Long moved = this.scripts.run(Scripts.REQUEUE_DEAD, this.keys.bucketKeys(bucket), args(bucket, topic, max, jobKey));
+		Long moved = this.scripts.run(Scripts.REQUEUE_DEAD, this.keys.bucketKeys(bucket),
+				args(bucket, topic, max, jobKey));
 		return moved;
 	}
 

@@ -18,20 +18,22 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.redeq.RedeqUnavailableException;
 
 /**
- * Waits until replicas acknowledged what this client wrote ({@code WAIT numreplicas timeout}), for
- * {@code redeq.durability.wait-replicas}.
+ * Waits until replicas acknowledged what this client wrote
+ * ({@code WAIT numreplicas timeout}), for {@code redeq.durability.wait-replicas}.
  *
  * <p>
- * {@code WAIT} counts the writes of the connection it is sent on, so it goes to the very connection
- * that ran the schedule script: in standalone (and Sentinel) the shared connection; in a cluster the
- * connection Lettuce keeps to the master that serves the bucket's slot (Lettuce routes slot commands
- * over the node connection keyed by host and port, which {@code getConnectionAsync(host, port)}
- * returns). It is only sent after the script replied, so the script is among the writes it covers.
+ * {@code WAIT} counts the writes of the connection it is sent on, so it goes to the very
+ * connection that ran the schedule script: in standalone (and Sentinel) the shared
+ * connection; in a cluster the connection Lettuce keeps to the master that serves the
+ * bucket's slot (Lettuce routes slot commands over the node connection keyed by host and
+ * port, which {@code getConnectionAsync(host, port)} returns). It is only sent after the
+ * script replied, so the script is among the writes it covers.
  *
  * <p>
- * {@code WAIT} blocks the connection it runs on until the replicas answer (usually well under a
- * millisecond on a LAN) or the timeout passes; commands queued behind it on that multiplexed
- * connection wait as long. That is the price of the option, and why it is off by default.
+ * {@code WAIT} blocks the connection it runs on until the replicas answer (usually well
+ * under a millisecond on a LAN) or the timeout passes; commands queued behind it on that
+ * multiplexed connection wait as long. That is the price of the option, and why it is off
+ * by default.
  */
 public final class Replication {
 
@@ -58,8 +60,8 @@ public final class Replication {
 	/**
 	 * Waits until {@code replicas} replicas acknowledged the writes to the given buckets.
 	 * @param what the operation, for the error message
-	 * @throws RedeqUnavailableException if fewer replicas acknowledged within the timeout, or Redis
-	 * did not answer
+	 * @throws RedeqUnavailableException if fewer replicas acknowledged within the
+	 * timeout, or Redis did not answer
 	 */
 	public void await(Collection<Integer> buckets, String what) {
 		if (!enabled()) {
@@ -78,9 +80,10 @@ public final class Replication {
 				}
 				RedisURI uri = master.getUri();
 				String node = uri.getHost() + ":" + uri.getPort();
-				replies.computeIfAbsent(node, (n) -> connection.getConnectionAsync(uri.getHost(), uri.getPort())
-					.thenCompose((nodeConnection) -> nodeConnection.async()
-						.waitForReplication(this.replicas, this.timeout.toMillis())));
+				replies.computeIfAbsent(node,
+						(n) -> connection.getConnectionAsync(uri.getHost(), uri.getPort())
+							.thenCompose((nodeConnection) -> nodeConnection.async()
+								.waitForReplication(this.replicas, this.timeout.toMillis())));
 			}
 		}
 		else {

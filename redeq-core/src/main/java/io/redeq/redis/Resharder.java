@@ -13,10 +13,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Moves every job from one bucket count to another. A job crosses hash slots, so it cannot move in
- * one script: each is copied into its new bucket first and removed from its old one second, both
- * idempotent, so an interrupted reshard loses nothing and can run again. Meant to run while no
- * instance runs (the engine refuses to start on a mismatched count, which enforces it).
+ * Moves every job from one bucket count to another. A job crosses hash slots, so it
+ * cannot move in one script: each is copied into its new bucket first and removed from
+ * its old one second, both idempotent, so an interrupted reshard loses nothing and can
+ * run again. Meant to run while no instance runs (the engine refuses to start on a
+ * mismatched count, which enforces it).
  */
 public final class Resharder {
 
@@ -43,8 +44,8 @@ public final class Resharder {
 		for (int b = 0; b < this.from.buckets(); b++) {
 			dropIfUnused(b);
 		}
-		logger.info("Resharded prefix '{}' from {} to {} buckets: {} jobs moved", this.from.prefix(), this.from.buckets(),
-				this.to.buckets(), moved);
+		logger.info("Resharded prefix '{}' from {} to {} buckets: {} jobs moved", this.from.prefix(),
+				this.from.buckets(), this.to.buckets(), moved);
 		return moved;
 	}
 
@@ -53,8 +54,8 @@ public final class Resharder {
 		long moved = 0;
 		ScanCursor cursor = ScanCursor.INITIAL;
 		do {
-			MapScanCursor<String, String> page = this.scripts.await(
-					commands.hscan(this.from.jobsKey(bucket), cursor, ScanArgs.Builder.limit(500)), "reshard scan");
+			MapScanCursor<String, String> page = this.scripts
+				.await(commands.hscan(this.from.jobsKey(bucket), cursor, ScanArgs.Builder.limit(500)), "reshard scan");
 			for (Map.Entry<String, String> job : page.getMap().entrySet()) {
 				if (move(bucket, job.getKey(), job.getValue())) {
 					moved++;
@@ -80,7 +81,10 @@ public final class Resharder {
 		return true;
 	}
 
-	/** Deletes an old bucket's keys when the new layout does not use its tag (they are empty now). */
+	/**
+	 * Deletes an old bucket's keys when the new layout does not use its tag (they are
+	 * empty now).
+	 */
 	private void dropIfUnused(int bucket) {
 		String tag = this.from.tag(bucket);
 		for (int b = 0; b < this.to.buckets(); b++) {
@@ -98,7 +102,8 @@ public final class Resharder {
 			keys.add(this.from.readyKey(bucket, topic));
 			keys.add(this.from.deadKey(bucket, topic));
 		}
-		// One DEL per key: they share a slot, but a cluster client routes multi-key DEL per slot anyway.
+		// One DEL per key: they share a slot, but a cluster client routes multi-key DEL
+		// per slot anyway.
 		for (String key : keys) {
 			this.scripts.await(commands.del(key), "reshard cleanup");
 		}

@@ -7,8 +7,8 @@ import io.redeq.Duplicate;
  *
  * @param jobKey {@code topic:id}
  * @param payload JSON text
- * @param absolute {@code true} if {@code millis} is an epoch instant, {@code false} if it is a
- * delay from the Redis server's now
+ * @param absolute {@code true} if {@code millis} is an epoch instant, {@code false} if it
+ * is a delay from the Redis server's now
  * @param millis the instant or the delay
  * @param onDuplicate the duplicate policy
  */

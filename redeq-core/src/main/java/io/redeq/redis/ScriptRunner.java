@@ -18,9 +18,9 @@ import io.redeq.RedeqException;
 import io.redeq.RedeqUnavailableException;
 
 /**
- * Runs scripts by digest and falls back to sending the source when Redis does not know it (after a
- * restart or failover its script cache is empty), and waits for replies with a bounded timeout so
- * that no caller ever hangs on an unreachable Redis.
+ * Runs scripts by digest and falls back to sending the source when Redis does not know it
+ * (after a restart or failover its script cache is empty), and waits for replies with a
+ * bounded timeout so that no caller ever hangs on an unreachable Redis.
  */
 public final class ScriptRunner {
 
@@ -42,9 +42,10 @@ public final class ScriptRunner {
 	}
 
 	/**
-	 * Runs a script. The reply times out after the command timeout, and a timed-out command is
-	 * cancelled: Lettuce then never sends it if it still waits in its queue (as it does while
-	 * reconnecting), so a call that failed is not applied behind the caller's back later.
+	 * Runs a script. The reply times out after the command timeout, and a timed-out
+	 * command is cancelled: Lettuce then never sends it if it still waits in its queue
+	 * (as it does while reconnecting), so a call that failed is not applied behind the
+	 * caller's back later.
 	 */
 	<T> CompletableFuture<T> runAsync(LuaScript script, String[] keys, String... args) {
 		RedisClusterAsyncCommands<String, String> commands = this.connections.commands();
@@ -88,7 +89,9 @@ public final class ScriptRunner {
 		return await(runAsync(script, keys, args), script.toString());
 	}
 
-	/** Waits for a reply, turning Redis and connection failures into redeq's exceptions. */
+	/**
+	 * Waits for a reply, turning Redis and connection failures into redeq's exceptions.
+	 */
 	public <T> T await(CompletionStage<T> reply, String operation) {
 		return await(reply, operation, this.timeout);
 	}
@@ -121,8 +124,10 @@ public final class ScriptRunner {
 					+ " within the redeq command timeout; it may be down or overloaded", cause);
 		}
 		if (cause instanceof RedisConnectionException || cause instanceof RedisCommandTimeoutException
-				|| cause instanceof java.io.IOException || cause instanceof java.util.concurrent.CancellationException) {
-			return new RedeqUnavailableException("Redis unavailable during " + operation + ": " + cause.getMessage(), cause);
+				|| cause instanceof java.io.IOException
+				|| cause instanceof java.util.concurrent.CancellationException) {
+			return new RedeqUnavailableException("Redis unavailable during " + operation + ": " + cause.getMessage(),
+					cause);
 		}
 		if (cause instanceof RedisCommandExecutionException) {
 			return new RedeqException("Redis rejected " + operation + ": " + cause.getMessage(), cause);

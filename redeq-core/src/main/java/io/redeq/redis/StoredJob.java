@@ -6,8 +6,9 @@ import io.redeq.JobInfo;
 import io.redeq.JobState;
 
 /**
- * A job record as stored in its bucket's jobs hash, read back on the Java side. The format is the
- * one the scripts' prelude writes: {@code state|attempts|created|due|token|payload}.
+ * A job record as stored in its bucket's jobs hash, read back on the Java side. The
+ * format is the one the scripts' prelude writes:
+ * {@code state|attempts|created|due|token|payload}.
  *
  * @param topic the topic
  * @param id the id

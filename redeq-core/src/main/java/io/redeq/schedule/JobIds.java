@@ -3,9 +3,9 @@ package io.redeq.schedule;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Generates job ids: 128 random bits as 22 URL-safe characters, short because every pending job
- * carries its id in Redis several times. Public for the starter, which gives a job scheduled inside
- * a transaction its id before the job is sent.
+ * Generates job ids: 128 random bits as 22 URL-safe characters, short because every
+ * pending job carries its id in Redis several times. Public for the starter, which gives
+ * a job scheduled inside a transaction its id before the job is sent.
  */
 public final class JobIds {
 

@@ -32,12 +32,15 @@ import io.redeq.redis.ScheduleOutcome;
 import io.redeq.redis.ScheduleRequest;
 
 /**
- * {@link RedeqClient} on the job store. Every input is checked before anything is sent, so a call
- * that fails validation writes nothing.
+ * {@link RedeqClient} on the job store. Every input is checked before anything is sent,
+ * so a call that fails validation writes nothing.
  */
 public final class JobScheduler implements RedeqClient {
 
-	/** Jobs of one bucket sent in one script call by {@link #scheduleAll}; keeps each call short. */
+	/**
+	 * Jobs of one bucket sent in one script call by {@link #scheduleAll}; keeps each call
+	 * short.
+	 */
 	private static final int JOBS_PER_CALL = 200;
 
 	private final RedisJobStore store;
@@ -65,7 +68,8 @@ public final class JobScheduler implements RedeqClient {
 
 	@Override
 	public String schedule(String topic, @Nullable Object payload, Duration delay) {
-		return schedule(Job.builder(topic).payload(payload).delay(Validate.delay(String.valueOf(topic), delay)).build());
+		return schedule(
+				Job.builder(topic).payload(payload).delay(Validate.delay(String.valueOf(topic), delay)).build());
 	}
 
 	@Override
@@ -157,11 +161,13 @@ public final class JobScheduler implements RedeqClient {
 					+ " already exists (Duplicate.REJECT); cancel it first or schedule with Duplicate.REPLACE or KEEP");
 			case "running" -> throw new DuplicateJobException(prepared.topic, prepared.id, "Job " + prepared.describe()
 					+ " cannot be replaced: a handler is running it right now. Schedule it under another id, or again once it finished");
-			case "full" -> throw new CapacityExceededException("Topic '" + prepared.topic + "' is full: its bucket holds "
-					+ outcome.value() + " pending jobs, the share of redeq.max-pending=" + this.options.maxPending()
-					+ " each of the " + this.options.buckets() + " buckets allows (" + this.options.capacityPerBucket()
-					+ "). Job " + prepared.describe() + " was not scheduled; consume faster or raise redeq.max-pending");
-			default -> throw new RedeqException("Unexpected reply '" + outcome.status() + "' scheduling " + prepared.describe());
+			case "full" -> throw new CapacityExceededException("Topic '" + prepared.topic
+					+ "' is full: its bucket holds " + outcome.value()
+					+ " pending jobs, the share of redeq.max-pending=" + this.options.maxPending() + " each of the "
+					+ this.options.buckets() + " buckets allows (" + this.options.capacityPerBucket() + "). Job "
+					+ prepared.describe() + " was not scheduled; consume faster or raise redeq.max-pending");
+			default -> throw new RedeqException(
+					"Unexpected reply '" + outcome.status() + "' scheduling " + prepared.describe());
 		}
 	}
 
@@ -171,9 +177,10 @@ public final class JobScheduler implements RedeqClient {
 		String id = (job.id() != null) ? Validate.id(topic, job.id()) : JobIds.next();
 		String payload = writePayload(topic, id, job.payload());
 		boolean absolute = job.dueAt() != null;
-		long millis = absolute ? job.dueAt().toEpochMilli() : Validate.delay(topic, (job.delay() != null) ? job.delay() : Duration.ZERO).toMillis();
-		return new Prepared(topic, id, new ScheduleRequest(KeySpace.jobKey(topic, id), payload, absolute, millis,
-				job.onDuplicate()));
+		long millis = absolute ? job.dueAt().toEpochMilli()
+				: Validate.delay(topic, (job.delay() != null) ? job.delay() : Duration.ZERO).toMillis();
+		return new Prepared(topic, id,
+				new ScheduleRequest(KeySpace.jobKey(topic, id), payload, absolute, millis, job.onDuplicate()));
 	}
 
 	private String writePayload(String topic, String id, @Nullable Object payload) {
@@ -187,7 +194,8 @@ public final class JobScheduler implements RedeqClient {
 					+ ex.getMessage(), ex);
 		}
 		long limit = this.options.maxPayloadSize();
-		// A UTF-8 character takes at most 3 bytes per UTF-16 unit: only count bytes when it could matter.
+		// A UTF-8 character takes at most 3 bytes per UTF-16 unit: only count bytes when
+		// it could matter.
 		if ((long) json.length() * 3 > limit) {
 			int size = json.getBytes(StandardCharsets.UTF_8).length;
 			if (size > limit) {
@@ -250,7 +258,5 @@ public final class JobScheduler implements RedeqClient {
 		}
 
 	}
-
-
 
 }

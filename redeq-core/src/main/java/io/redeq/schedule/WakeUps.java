@@ -1,8 +1,9 @@
 package io.redeq.schedule;
 
 /**
- * Where the scheduler reports that a bucket got a job earlier than any it had, so that the bucket's
- * migrator wakes for it now instead of at its next sweep. A hint: losing one delays, never loses.
+ * Where the scheduler reports that a bucket got a job earlier than any it had, so that
+ * the bucket's migrator wakes for it now instead of at its next sweep. A hint: losing one
+ * delays, never loses.
  */
 @FunctionalInterface
 public interface WakeUps {

@@ -22,9 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The example's story end to end over HTTP, against a test redis-server: an unpaid order is
- * cancelled by its timeout, a paid one is not, and a reminder that always fails ends up as a dead
- * letter that the API shows.
+ * The example's story end to end over HTTP, against a test redis-server: an unpaid order
+ * is cancelled by its timeout, a paid one is not, and a reminder that always fails ends
+ * up as a dead letter that the API shows.
  */
 @RedisTest
 class ExampleApplicationIntegrationTests {
@@ -87,8 +87,7 @@ class ExampleApplicationIntegrationTests {
 		await().atMost(Duration.ofSeconds(15)).until(() -> get("/actuator/redeq").contains("\"dead\":1"));
 		assertThat(get("/actuator/redeq")).contains("\"topic\":\"reminder\"").contains("\"owned\":[");
 		assertThat(get("/actuator/redeq/reminder")).contains("mail server did not answer");
-		await().atMost(Duration.ofSeconds(10))
-			.until(() -> get("/actuator/health/redeq").contains("\"status\":\"UP\""));
+		await().atMost(Duration.ofSeconds(10)).until(() -> get("/actuator/health/redeq").contains("\"status\":\"UP\""));
 		assertThat(get("/actuator/metrics/redeq.jobs.dead")).contains("\"value\":1.0");
 		assertThat(get("/actuator/prometheus")).contains("redeq_jobs_dead_total{")
 			.contains("redeq_jobs_lateness_seconds_bucket{")

@@ -7,19 +7,19 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * A bean method that runs the jobs of one topic when they are due. The method takes exactly one
- * payload parameter, read with the application's Jackson mapper into its declared (possibly
- * generic) type, and optionally an {@link io.redeq.Delivery}:
+ * A bean method that runs the jobs of one topic when they are due. The method takes
+ * exactly one payload parameter, read with the application's Jackson mapper into its
+ * declared (possibly generic) type, and optionally an {@link io.redeq.Delivery}:
  *
  * <pre class="code">
  * &#64;RedeqListener(topic = "order.timeout", concurrency = "4", maxAttempts = "5", timeout = "30s")
  * void onTimeout(OrderTimeout payload, Delivery delivery) { ... }
  * </pre>
  *
- * Returning normally completes the job; throwing schedules a retry with backoff, and after
- * {@code maxAttempts} the job is DEAD. Every attribute is a string so that {@code ${...}}
- * placeholders and {@code #{...}} expressions work; an empty attribute takes the value of
- * {@code redeq.topics.<topic>.*}, else of {@code redeq.consumer.*}.
+ * Returning normally completes the job; throwing schedules a retry with backoff, and
+ * after {@code maxAttempts} the job is DEAD. Every attribute is a string so that
+ * {@code ${...}} placeholders and {@code #{...}} expressions work; an empty attribute
+ * takes the value of {@code redeq.topics.<topic>.*}, else of {@code redeq.consumer.*}.
  *
  * @since 0.1.0
  */
@@ -38,8 +38,8 @@ public @interface RedeqListener {
 	String maxAttempts() default "";
 
 	/**
-	 * Handler timeout and lease of an in-flight job, such as {@code 30s} or {@code 5m} (or an
-	 * ISO-8601 duration).
+	 * Handler timeout and lease of an in-flight job, such as {@code 30s} or {@code 5m}
+	 * (or an ISO-8601 duration).
 	 */
 	String timeout() default "";
 

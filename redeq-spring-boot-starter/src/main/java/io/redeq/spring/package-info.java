@@ -1,5 +1,6 @@
 /**
- * redeq's Spring API: the {@link io.redeq.spring.RedeqListener @RedeqListener} annotation.
+ * redeq's Spring API: the {@link io.redeq.spring.RedeqListener @RedeqListener}
+ * annotation.
  */
 @NullMarked
 package io.redeq.spring;

@@ -8,12 +8,13 @@ import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
- * One node's view of the cluster, parsed from {@code CLUSTER NODES}: which node is master or
- * replica, of whom, with which slots, and which ones it thinks have failed.
+ * One node's view of the cluster, parsed from {@code CLUSTER NODES}: which node is master
+ * or replica, of whom, with which slots, and which ones it thinks have failed.
  *
- * <p>{@link #normalized()} drops what legitimately differs between nodes (the
- * {@code myself} flag, ping times, link state), so two nodes agree exactly when their
- * normalized views are equal.
+ * <p>
+ * {@link #normalized()} drops what legitimately differs between nodes (the {@code myself}
+ * flag, ping times, link state), so two nodes agree exactly when their normalized views
+ * are equal.
  */
 final class ClusterNodes {
 
@@ -23,7 +24,10 @@ final class ClusterNodes {
 		this.entries = entries;
 	}
 
-	/** Parses lines of {@code <id> <ip:port@cport> <flags> <master> <ping> <pong> <epoch> <link> <slots...>}. */
+	/**
+	 * Parses lines of
+	 * {@code <id> <ip:port@cport> <flags> <master> <ping> <pong> <epoch> <link> <slots...>}.
+	 */
 	static ClusterNodes parse(String clusterNodes) {
 		List<Entry> entries = new ArrayList<>();
 		for (String line : clusterNodes.split("\n")) {
@@ -50,7 +54,10 @@ final class ClusterNodes {
 			.collect(Collectors.joining("\n"));
 	}
 
-	/** Ports of the nodes with the given role ({@code master} or {@code slave}) not flagged as failed. */
+	/**
+	 * Ports of the nodes with the given role ({@code master} or {@code slave}) not
+	 * flagged as failed.
+	 */
 	List<Integer> ports(String role) {
 		return this.entries.stream()
 			.filter((entry) -> entry.flags().contains(role))

@@ -6,9 +6,9 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
 /**
- * Counts the calls Redis has served, from {@code INFO commandstats}, so a test can bound how many
- * commands something issues (an idle loop, a metrics scrape). Redis 7 counts commands that scripts
- * call too.
+ * Counts the calls Redis has served, from {@code INFO commandstats}, so a test can bound
+ * how many commands something issues (an idle loop, a metrics scrape). Redis 7 counts
+ * commands that scripts call too.
  */
 public final class CommandStats {
 
@@ -31,7 +31,9 @@ public final class CommandStats {
 		}
 	}
 
-	/** Script calls ({@code EVAL} and {@code EVALSHA}): every redeq read and write is one. */
+	/**
+	 * Script calls ({@code EVAL} and {@code EVALSHA}): every redeq read and write is one.
+	 */
 	public static long scriptCalls(RedisClient client) {
 		return calls(client, (name) -> name.startsWith("eval"));
 	}

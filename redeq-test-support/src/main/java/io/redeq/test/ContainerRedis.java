@@ -11,10 +11,11 @@ import org.testcontainers.utility.DockerImageName;
  * Fallback for machines with Docker but without a {@code redis-server} binary: Redis in a
  * Testcontainers container ({@value #IMAGE}).
  *
- * <p>This is the only class that touches Testcontainers, and {@link RedisServer} loads it by
- * name, so the module works without Testcontainers on the classpath. A container cannot be
- * restarted on the same host port with its data, so {@link #start()} after {@link #stop()} is
- * refused: restart tests need a local {@code redis-server}.
+ * <p>
+ * This is the only class that touches Testcontainers, and {@link RedisServer} loads it by
+ * name, so the module works without Testcontainers on the classpath. A container cannot
+ * be restarted on the same host port with its data, so {@link #start()} after
+ * {@link #stop()} is refused: restart tests need a local {@code redis-server}.
  */
 final class ContainerRedis implements RedisBackend {
 

@@ -18,15 +18,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 /**
- * A second JVM running a test main class with this JVM's classpath: the "other instance" of crash
- * and clock-skew tests. Its output lines are collected so a test can wait for what it prints, and
- * {@link #kill()} ends it with SIGKILL, as a crash would.
+ * A second JVM running a test main class with this JVM's classpath: the "other instance"
+ * of crash and clock-skew tests. Its output lines are collected so a test can wait for
+ * what it prints, and {@link #kill()} ends it with SIGKILL, as a crash would.
  */
 public final class JavaProcess implements AutoCloseable {
 
 	private static final List<String> FAKETIME_LIBRARIES = List.of(
-			"/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1", "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
-			"/usr/lib/faketime/libfaketime.so.1", "/usr/local/lib/faketime/libfaketime.so.1");
+			"/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
+			"/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1", "/usr/lib/faketime/libfaketime.so.1",
+			"/usr/local/lib/faketime/libfaketime.so.1");
 
 	private final Process process;
 
@@ -63,12 +64,15 @@ public final class JavaProcess implements AutoCloseable {
 	}
 
 	/**
-	 * Environment that shifts a child JVM's wall clock by {@code offset} with libfaketime, leaving
-	 * its monotonic clock alone (the JVM needs that one to be real).
-	 * @throws IllegalStateException naming the package to install if libfaketime is missing
+	 * Environment that shifts a child JVM's wall clock by {@code offset} with
+	 * libfaketime, leaving its monotonic clock alone (the JVM needs that one to be real).
+	 * @throws IllegalStateException naming the package to install if libfaketime is
+	 * missing
 	 */
 	public static Map<String, String> clockOffset(Duration offset) {
-		Optional<String> library = FAKETIME_LIBRARIES.stream().filter((path) -> Files.isReadable(Path.of(path))).findFirst();
+		Optional<String> library = FAKETIME_LIBRARIES.stream()
+			.filter((path) -> Files.isReadable(Path.of(path)))
+			.findFirst();
 		if (library.isEmpty()) {
 			throw new IllegalStateException("Shifting a JVM's clock needs libfaketime, which is not installed: "
 					+ "sudo apt-get install libfaketime (Debian/Ubuntu) or brew install libfaketime (macOS)");

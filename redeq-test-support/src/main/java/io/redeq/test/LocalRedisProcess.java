@@ -13,9 +13,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * One {@code redis-server} child process on a free loopback port, with its own temp directory
- * for data files and its log. The port and the directory are kept across {@link #stop()} and
- * {@link #start()}, so a restarted server finds its AOF/RDB files again.
+ * One {@code redis-server} child process on a free loopback port, with its own temp
+ * directory for data files and its log. The port and the directory are kept across
+ * {@link #stop()} and {@link #start()}, so a restarted server finds its AOF/RDB files
+ * again.
  */
 final class LocalRedisProcess implements RedisBackend {
 
@@ -45,8 +46,9 @@ final class LocalRedisProcess implements RedisBackend {
 	}
 
 	/**
-	 * @param leadingArgs arguments that go right after the binary, before the defaults: a config
-	 * file and {@code --sentinel} for a Sentinel, which needs a file it can rewrite
+	 * @param leadingArgs arguments that go right after the binary, before the defaults: a
+	 * config file and {@code --sentinel} for a Sentinel, which needs a file it can
+	 * rewrite
 	 */
 	LocalRedisProcess(Path binary, List<String> leadingArgs, List<String> extraArgs, Duration startupTimeout) {
 		this.binary = binary;
@@ -70,8 +72,10 @@ final class LocalRedisProcess implements RedisBackend {
 			launch();
 		}
 		catch (PortTakenException ex) {
-			// Another process took the port between our probe and redis-server's bind. On a first
-			// start any port will do, so try once more; a restart must keep its port, so it fails.
+			// Another process took the port between our probe and redis-server's bind. On
+			// a first
+			// start any port will do, so try once more; a restart must keep its port, so
+			// it fails.
 			if (!firstStart) {
 				throw new IllegalStateException(ex.getMessage(), ex);
 			}
@@ -83,10 +87,10 @@ final class LocalRedisProcess implements RedisBackend {
 	private void launch() {
 		List<String> command = new ArrayList<>(List.of(this.binary.toString()));
 		command.addAll(this.leadingArgs);
-		command.addAll(List.of("--daemonize", "no", "--port",
-				String.valueOf(this.port), "--bind", HOST, "--dir", this.dir.toString(), "--save", "", "--appendonly",
-				"no", "--protected-mode", "no", "--logfile", ""));
-		// Later arguments win in redis-server, so extra args can override the defaults above.
+		command.addAll(List.of("--daemonize", "no", "--port", String.valueOf(this.port), "--bind", HOST, "--dir",
+				this.dir.toString(), "--save", "", "--appendonly", "no", "--protected-mode", "no", "--logfile", ""));
+		// Later arguments win in redis-server, so extra args can override the defaults
+		// above.
 		command.addAll(this.extraArgs);
 		Path log = logFile();
 		long logOffset = size(log);
@@ -118,8 +122,9 @@ final class LocalRedisProcess implements RedisBackend {
 			}
 			if (System.nanoTime() > deadline) {
 				destroy(this.process, Duration.ofSeconds(2));
-				throw new IllegalStateException(describe("redis-server did not answer PING on port " + this.port
-						+ " within " + this.startupTimeout, command, readLog(logOffset)));
+				throw new IllegalStateException(describe(
+						"redis-server did not answer PING on port " + this.port + " within " + this.startupTimeout,
+						command, readLog(logOffset)));
 			}
 			pause();
 		}
@@ -187,9 +192,10 @@ final class LocalRedisProcess implements RedisBackend {
 	}
 
 	/**
-	 * SIGTERM first, so redis-server flushes its AOF and exits cleanly; SIGKILL if it hangs.
-	 * Goes through the process handle, i.e. by PID, never by name: other redis-server processes
-	 * on the machine (its own on 6379, other test JVMs) are never touched.
+	 * SIGTERM first, so redis-server flushes its AOF and exits cleanly; SIGKILL if it
+	 * hangs. Goes through the process handle, i.e. by PID, never by name: other
+	 * redis-server processes on the machine (its own on 6379, other test JVMs) are never
+	 * touched.
 	 */
 	private static void destroy(Process process, Duration timeout) {
 		if (process == null || !process.isAlive()) {
@@ -270,7 +276,8 @@ final class LocalRedisProcess implements RedisBackend {
 
 	private static void pause() {
 		try {
-			Thread.sleep(20); // a short, bounded poll while the child process binds its port
+			Thread.sleep(20); // a short, bounded poll while the child process binds its
+								// port
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -278,7 +285,9 @@ final class LocalRedisProcess implements RedisBackend {
 		}
 	}
 
-	/** redis-server could not bind its port; {@link #start()} may retry on another one. */
+	/**
+	 * redis-server could not bind its port; {@link #start()} may retry on another one.
+	 */
 	private static final class PortTakenException extends IllegalStateException {
 
 		private static final long serialVersionUID = 1L;

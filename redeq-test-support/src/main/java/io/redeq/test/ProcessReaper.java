@@ -4,10 +4,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Kills every Redis process this JVM started when the JVM exits, even if a test forgot to stop
- * one or the run was interrupted (Ctrl-C, SIGTERM from a CI timeout). A JVM killed with SIGKILL
- * runs no hooks, so that case alone can still leave a process behind; each server listens on
- * a random loopback port and keeps its files in a temp dir, so a leftover harms no later run.
+ * Kills every Redis process this JVM started when the JVM exits, even if a test forgot to
+ * stop one or the run was interrupted (Ctrl-C, SIGTERM from a CI timeout). A JVM killed
+ * with SIGKILL runs no hooks, so that case alone can still leave a process behind; each
+ * server listens on a random loopback port and keeps its files in a temp dir, so a
+ * leftover harms no later run.
  */
 final class ProcessReaper {
 

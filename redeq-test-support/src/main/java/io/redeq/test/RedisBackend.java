@@ -10,7 +10,10 @@ interface RedisBackend {
 	/** Starts the server and returns once it answers PING. */
 	void start();
 
-	/** Stops the server gracefully (SIGTERM), keeping its data for a later {@link #start()}. */
+	/**
+	 * Stops the server gracefully (SIGTERM), keeping its data for a later
+	 * {@link #start()}.
+	 */
 	void stop();
 
 	/** Kills the server abruptly (SIGKILL), as a crash would, keeping its data files. */

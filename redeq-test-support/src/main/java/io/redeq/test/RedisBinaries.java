@@ -11,9 +11,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * Finds the Redis binaries tests run, and tells whether Docker can stand in for them.
  *
- * <p>Order: the {@value #SERVER_ENV} environment variable (a path to {@code redis-server}),
+ * <p>
+ * Order: the {@value #SERVER_ENV} environment variable (a path to {@code redis-server}),
  * then {@code redis-server} on {@code PATH}. {@code redis-cli} is looked for next to the
- * server binary first, so a custom build brings its own matching CLI, then on {@code PATH}.
+ * server binary first, so a custom build brings its own matching CLI, then on
+ * {@code PATH}.
  */
 public final class RedisBinaries {
 
@@ -35,7 +37,9 @@ public final class RedisBinaries {
 		return findRedisCli(System.getenv());
 	}
 
-	/** The {@code redis-server} binary, or an exception that says how to install Redis. */
+	/**
+	 * The {@code redis-server} binary, or an exception that says how to install Redis.
+	 */
 	public static Path requireRedisServer() {
 		return redisServer().orElseThrow(() -> new RedisNotAvailableException(
 				"No redis-server binary found on PATH and " + SERVER_ENV + " is not set. " + installHint()));
@@ -48,9 +52,9 @@ public final class RedisBinaries {
 	}
 
 	/**
-	 * Whether a Docker engine answers ({@code docker info} exits 0). A Docker client alone is
-	 * not enough, which is why this runs the command instead of looking for the binary.
-	 * The answer is computed once per JVM.
+	 * Whether a Docker engine answers ({@code docker info} exits 0). A Docker client
+	 * alone is not enough, which is why this runs the command instead of looking for the
+	 * binary. The answer is computed once per JVM.
 	 */
 	public static boolean dockerAvailable() {
 		Boolean available = dockerAvailable;
@@ -61,7 +65,9 @@ public final class RedisBinaries {
 		return available;
 	}
 
-	/** How to get Redis onto this machine; part of every "Redis not available" message. */
+	/**
+	 * How to get Redis onto this machine; part of every "Redis not available" message.
+	 */
 	public static String installHint() {
 		return "Install Redis to run these tests: 'sudo apt-get install redis-server' (Debian/Ubuntu), "
 				+ "'brew install redis' (macOS), or set " + SERVER_ENV
@@ -73,10 +79,11 @@ public final class RedisBinaries {
 		String configured = env.get(SERVER_ENV);
 		if (configured != null && !configured.isBlank()) {
 			Path path = Path.of(configured);
-			// Fail loudly: silently falling back to another redis-server would hide a typo.
+			// Fail loudly: silently falling back to another redis-server would hide a
+			// typo.
 			if (!Files.isExecutable(path)) {
-				throw new RedisNotAvailableException(
-						SERVER_ENV + " points at '" + configured + "', which is not an executable file. " + installHint());
+				throw new RedisNotAvailableException(SERVER_ENV + " points at '" + configured
+						+ "', which is not an executable file. " + installHint());
 			}
 			return Optional.of(path);
 		}

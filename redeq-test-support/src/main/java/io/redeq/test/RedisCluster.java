@@ -16,9 +16,10 @@ import java.util.stream.Collectors;
 import io.lettuce.core.RedisURI;
 
 /**
- * A real Redis Cluster for tests: 3 masters and 3 replicas, each a local {@code redis-server
- * --cluster-enabled yes} process ({@link RedisServer}) on free loopback ports, joined with
- * {@code redis-cli --cluster create --cluster-replicas 1}.
+ * A real Redis Cluster for tests: 3 masters and 3 replicas, each a local
+ * {@code redis-server
+ * --cluster-enabled yes} process ({@link RedisServer}) on free loopback ports, joined
+ * with {@code redis-cli --cluster create --cluster-replicas 1}.
  *
  * <pre>{@code
  * try (RedisCluster cluster = new RedisCluster().start()) {
@@ -29,8 +30,9 @@ import io.lettuce.core.RedisURI;
  * }
  * }</pre>
  *
- * <p>Needs Redis 7 or newer ({@code --cluster-port} gives each node a free bus port, instead of
- * the default port+10000, which can fall outside the port range or be taken) and
+ * <p>
+ * Needs Redis 7 or newer ({@code --cluster-port} gives each node a free bus port, instead
+ * of the default port+10000, which can fall outside the port range or be taken) and
  * {@code redis-cli}; there is no Docker fallback for a cluster.
  */
 public final class RedisCluster implements AutoCloseable {
@@ -44,8 +46,9 @@ public final class RedisCluster implements AutoCloseable {
 	private Duration nodeTimeout = Duration.ofSeconds(2);
 
 	/**
-	 * Sets {@code cluster-node-timeout}: how long a master may be unreachable before its replica
-	 * takes over. Short by default (2s) so failover tests run fast. Call before {@link #start()}.
+	 * Sets {@code cluster-node-timeout}: how long a master may be unreachable before its
+	 * replica takes over. Short by default (2s) so failover tests run fast. Call before
+	 * {@link #start()}.
 	 */
 	public synchronized RedisCluster withNodeTimeout(Duration timeout) {
 		this.nodeTimeout = timeout;
@@ -120,9 +123,10 @@ public final class RedisCluster implements AutoCloseable {
 	}
 
 	/**
-	 * Waits until every running node reports {@code cluster_state:ok} with all 16384 slots
-	 * served, all running nodes see the same masters, replicas and slot ranges, and every
-	 * running replica is in sync with its master. Use it after a failover or a restart.
+	 * Waits until every running node reports {@code cluster_state:ok} with all 16384
+	 * slots served, all running nodes see the same masters, replicas and slot ranges, and
+	 * every running replica is in sync with its master. Use it after a failover or a
+	 * restart.
 	 * @throws IllegalStateException with each node's view if that does not happen in time
 	 */
 	public void awaitHealthy(Duration timeout) {
@@ -172,7 +176,8 @@ public final class RedisCluster implements AutoCloseable {
 		Map<Integer, RedisServer> byPort = this.nodes.stream()
 			.filter(RedisServer::isRunning)
 			.collect(Collectors.toMap(RedisServer::port, Function.identity()));
-		RedisServer anyRunning = byPort.values().stream()
+		RedisServer anyRunning = byPort.values()
+			.stream()
 			.findFirst()
 			.orElseThrow(() -> new IllegalStateException("No cluster node is running"));
 		return ClusterNodes.parse(anyRunning.call("CLUSTER", "NODES"))
@@ -193,7 +198,8 @@ public final class RedisCluster implements AutoCloseable {
 				Process process = new ProcessBuilder(command).redirectErrorStream(true)
 					.redirectOutput(output.toFile())
 					.start();
-				// Bounded: redis-cli waits for the join forever if the nodes cannot reach each other.
+				// Bounded: redis-cli waits for the join forever if the nodes cannot reach
+				// each other.
 				boolean exited = process.waitFor(FORMATION_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
 				if (!exited) {
 					process.destroyForcibly().waitFor();

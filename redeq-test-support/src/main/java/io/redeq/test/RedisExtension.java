@@ -9,17 +9,20 @@ import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
- * JUnit extension behind {@link RedisTest @RedisTest}: starts one {@link RedisServer} per test
- * class, flushes it before each test, and resolves parameters of type {@link RedisServer},
- * {@link RedisClient} and {@link RedisURI} (in constructors, lifecycle and test methods).
+ * JUnit extension behind {@link RedisTest @RedisTest}: starts one {@link RedisServer} per
+ * test class, flushes it before each test, and resolves parameters of type
+ * {@link RedisServer}, {@link RedisClient} and {@link RedisURI} (in constructors,
+ * lifecycle and test methods).
  *
- * <p>The server and the client live in the test class's {@link ExtensionContext.Store}; JUnit
- * closes {@link AutoCloseable} store values when the class is done, even if a test failed, so
- * the client is shut down and the server stopped and deleted. (JUnit 6 deprecates
- * {@code Store.CloseableResource} in favour of exactly this.) {@code @Nested} classes share
- * their enclosing class's server.
+ * <p>
+ * The server and the client live in the test class's {@link ExtensionContext.Store};
+ * JUnit closes {@link AutoCloseable} store values when the class is done, even if a test
+ * failed, so the client is shut down and the server stopped and deleted. (JUnit 6
+ * deprecates {@code Store.CloseableResource} in favour of exactly this.) {@code @Nested}
+ * classes share their enclosing class's server.
  *
- * <p>If a test stopped or killed the server (say, to test reconnects), it is started again,
+ * <p>
+ * If a test stopped or killed the server (say, to test reconnects), it is started again,
  * on the same port, before the next test.
  */
 public class RedisExtension implements BeforeAllCallback, BeforeEachCallback, ParameterResolver {
@@ -58,17 +61,18 @@ public class RedisExtension implements BeforeAllCallback, BeforeEachCallback, Pa
 	}
 
 	/**
-	 * The class's server and client, created on first use. Parameters may be resolved before
-	 * {@code beforeAll} (a constructor under {@code PER_CLASS} lifecycle), hence created lazily,
-	 * and always in the class-level store, never in a method's, which would close them too early.
+	 * The class's server and client, created on first use. Parameters may be resolved
+	 * before {@code beforeAll} (a constructor under {@code PER_CLASS} lifecycle), hence
+	 * created lazily, and always in the class-level store, never in a method's, which
+	 * would close them too early.
 	 */
 	private static Resources resources(ExtensionContext context) {
 		ExtensionContext classContext = context;
 		while (classContext.getTestMethod().isPresent() && classContext.getParent().isPresent()) {
 			classContext = classContext.getParent().get();
 		}
-		return classContext.getStore(NAMESPACE).computeIfAbsent(Resources.class, (key) -> Resources.start(),
-				Resources.class);
+		return classContext.getStore(NAMESPACE)
+			.computeIfAbsent(Resources.class, (key) -> Resources.start(), Resources.class);
 	}
 
 	/** One test class's Redis: the server and a client for it, closed together. */

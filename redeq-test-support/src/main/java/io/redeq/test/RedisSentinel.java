@@ -15,10 +15,10 @@ import java.util.regex.Pattern;
 import io.lettuce.core.RedisURI;
 
 /**
- * A real Sentinel setup for tests: a master, one replica and three Sentinels, each a local
- * {@code redis-server} process on a free loopback port, watching the master under the name
- * {@link #MASTER_NAME}. Sentinels declare the master down after 1 s and fail it over with a
- * quorum of 2.
+ * A real Sentinel setup for tests: a master, one replica and three Sentinels, each a
+ * local {@code redis-server} process on a free loopback port, watching the master under
+ * the name {@link #MASTER_NAME}. Sentinels declare the master down after 1 s and fail it
+ * over with a quorum of 2.
  *
  * <pre>{@code
  * try (RedisSentinel sentinel = new RedisSentinel().start()) {
@@ -43,8 +43,8 @@ public final class RedisSentinel implements AutoCloseable {
 	private Path configDir;
 
 	/**
-	 * Starts the master, its replica and three Sentinels, and returns once every Sentinel sees the
-	 * master with its replica and the two other Sentinels.
+	 * Starts the master, its replica and three Sentinels, and returns once every Sentinel
+	 * sees the master with its replica and the two other Sentinels.
 	 */
 	public synchronized RedisSentinel start() {
 		if (!this.servers.isEmpty()) {
@@ -59,10 +59,12 @@ public final class RedisSentinel implements AutoCloseable {
 			this.configDir = Files.createTempDirectory("redeq-sentinel-");
 			for (int i = 0; i < 3; i++) {
 				Path config = this.configDir.resolve("sentinel-" + i + ".conf");
-				Files.writeString(config, "sentinel monitor " + MASTER_NAME + " " + master.host() + " " + master.port()
-						+ " 2\n" + "sentinel down-after-milliseconds " + MASTER_NAME + " 1000\n"
-						+ "sentinel failover-timeout " + MASTER_NAME + " 5000\n" + "sentinel parallel-syncs "
-						+ MASTER_NAME + " 1\n", StandardCharsets.UTF_8);
+				Files.writeString(config,
+						"sentinel monitor " + MASTER_NAME + " " + master.host() + " " + master.port() + " 2\n"
+								+ "sentinel down-after-milliseconds " + MASTER_NAME + " 1000\n"
+								+ "sentinel failover-timeout " + MASTER_NAME + " 5000\n" + "sentinel parallel-syncs "
+								+ MASTER_NAME + " 1\n",
+						StandardCharsets.UTF_8);
 				this.sentinels.add(RedisServer.sentinel(config).start());
 			}
 			awaitState(master.port(), Duration.ofSeconds(30));
@@ -91,7 +93,10 @@ public final class RedisSentinel implements AutoCloseable {
 		return builder.build();
 	}
 
-	/** The master and the replica, running or not, in start order (the first was the first master). */
+	/**
+	 * The master and the replica, running or not, in start order (the first was the first
+	 * master).
+	 */
 	public synchronized List<RedisServer> servers() {
 		return List.copyOf(this.servers);
 	}
@@ -116,8 +121,8 @@ public final class RedisSentinel implements AutoCloseable {
 	}
 
 	/**
-	 * Waits until every running Sentinel names a master other than {@code oldMasterPort}, and that
-	 * master answers as a master.
+	 * Waits until every running Sentinel names a master other than {@code oldMasterPort},
+	 * and that master answers as a master.
 	 */
 	public void awaitFailover(int oldMasterPort, Duration timeout) {
 		long deadline = System.nanoTime() + timeout.toNanos();

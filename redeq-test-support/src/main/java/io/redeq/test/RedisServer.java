@@ -22,18 +22,22 @@ import io.lettuce.core.RedisURI;
  * }
  * }</pre>
  *
- * <p>Default arguments: {@code --daemonize no --port <free> --bind 127.0.0.1 --dir <temp>
- * --save "" --appendonly no --protected-mode no}. {@link #withArgs(String...)} appends more,
- * and later arguments win, e.g. {@code withArgs("--appendonly", "yes", "--appendfsync",
+ * <p>
+ * Default arguments: {@code --daemonize no --port <free> --bind 127.0.0.1 --dir <temp>
+ * --save "" --appendonly no --protected-mode no}. {@link #withArgs(String...)} appends
+ * more, and later arguments win, e.g.
+ * {@code withArgs("--appendonly", "yes", "--appendfsync",
  * "always")} for a server whose data survives {@link #stop()} and {@link #start()}.
  *
- * <p>Lifecycle: {@link #stop()} and {@link #kill()} end the process but keep its port and files,
- * so {@link #start()} brings it back with its data; {@link #close()} also deletes the files.
- * A JVM shutdown hook kills whatever is still running when the JVM exits.
+ * <p>
+ * Lifecycle: {@link #stop()} and {@link #kill()} end the process but keep its port and
+ * files, so {@link #start()} brings it back with its data; {@link #close()} also deletes
+ * the files. A JVM shutdown hook kills whatever is still running when the JVM exits.
  *
- * <p>The binary comes from {@link RedisBinaries}. Without one, a running Docker engine and
- * Testcontainers on the classpath give a container ({@code redis:7-alpine}) instead; such a
- * server cannot be restarted (see {@link #isLocalProcess()}).
+ * <p>
+ * The binary comes from {@link RedisBinaries}. Without one, a running Docker engine and
+ * Testcontainers on the classpath give a container ({@code redis:7-alpine}) instead; such
+ * a server cannot be restarted (see {@link #isLocalProcess()}).
  */
 public final class RedisServer implements AutoCloseable {
 
@@ -63,14 +67,17 @@ public final class RedisServer implements AutoCloseable {
 		this.localOnly = localOnly;
 	}
 
-	/** A server that must be a local process, never a container (cluster nodes need that). */
+	/**
+	 * A server that must be a local process, never a container (cluster nodes need that).
+	 */
 	static RedisServer localProcess() {
 		return new RedisServer(true);
 	}
 
 	/**
-	 * A Redis Sentinel process ({@code redis-server <configFile> --sentinel}) on a free port; the
-	 * file holds the {@code sentinel monitor} lines and Sentinel rewrites it as it learns.
+	 * A Redis Sentinel process ({@code redis-server <configFile> --sentinel}) on a free
+	 * port; the file holds the {@code sentinel monitor} lines and Sentinel rewrites it as
+	 * it learns.
 	 */
 	static RedisServer sentinel(Path configFile) {
 		RedisServer server = new RedisServer(true);
@@ -85,12 +92,16 @@ public final class RedisServer implements AutoCloseable {
 		return this;
 	}
 
-	/** Turns on the append-only file with an fsync per write, so data survives a restart. */
+	/**
+	 * Turns on the append-only file with an fsync per write, so data survives a restart.
+	 */
 	public RedisServer withAppendOnly() {
 		return withArgs("--appendonly", "yes", "--appendfsync", "always");
 	}
 
-	/** How long {@link #start()} waits for PING before it fails with the server's output. */
+	/**
+	 * How long {@link #start()} waits for PING before it fails with the server's output.
+	 */
 	public synchronized RedisServer withStartupTimeout(Duration timeout) {
 		requireNotStarted();
 		this.startupTimeout = timeout;
@@ -98,11 +109,13 @@ public final class RedisServer implements AutoCloseable {
 	}
 
 	/**
-	 * Starts the server, or starts it again on the same port and directory after {@link #stop()}
-	 * or {@link #kill()}, and returns once it answers PING. Does nothing if it is running.
+	 * Starts the server, or starts it again on the same port and directory after
+	 * {@link #stop()} or {@link #kill()}, and returns once it answers PING. Does nothing
+	 * if it is running.
 	 * @return this server
 	 * @throws RedisNotAvailableException if neither redis-server nor Docker can be found
-	 * @throws IllegalStateException if the server does not come up; the message holds its output
+	 * @throws IllegalStateException if the server does not come up; the message holds its
+	 * output
 	 */
 	public synchronized RedisServer start() {
 		if (this.backend == null) {
@@ -112,14 +125,20 @@ public final class RedisServer implements AutoCloseable {
 		return this;
 	}
 
-	/** Stops the server gracefully (SIGTERM, waiting for it to exit), keeping port and files. */
+	/**
+	 * Stops the server gracefully (SIGTERM, waiting for it to exit), keeping port and
+	 * files.
+	 */
 	public synchronized void stop() {
 		if (this.backend != null) {
 			this.backend.stop();
 		}
 	}
 
-	/** Kills the server with SIGKILL, as a crash would; port and files are kept for a restart. */
+	/**
+	 * Kills the server with SIGKILL, as a crash would; port and files are kept for a
+	 * restart.
+	 */
 	public synchronized void kill() {
 		if (this.backend != null) {
 			this.backend.kill();
@@ -157,7 +176,10 @@ public final class RedisServer implements AutoCloseable {
 		return started().port();
 	}
 
-	/** A new Lettuce URI for this server (a new instance each call, as RedisURI is mutable). */
+	/**
+	 * A new Lettuce URI for this server (a new instance each call, as RedisURI is
+	 * mutable).
+	 */
 	public RedisURI uri() {
 		return RedisURI.Builder.redis(host(), port()).build();
 	}
@@ -172,7 +194,10 @@ public final class RedisServer implements AutoCloseable {
 		call("FLUSHALL");
 	}
 
-	/** Sends one command over a fresh connection and returns a simple, integer or bulk reply. */
+	/**
+	 * Sends one command over a fresh connection and returns a simple, integer or bulk
+	 * reply.
+	 */
 	String call(String... command) {
 		try {
 			return RespClient.call(host(), port(), Duration.ofSeconds(10), command);
@@ -210,9 +235,9 @@ public final class RedisServer implements AutoCloseable {
 			return new LocalRedisProcess(binary.get(), this.leadingArgs, this.args, this.startupTimeout);
 		}
 		if (this.localOnly || !RedisBinaries.dockerAvailable()) {
-			throw new RedisNotAvailableException("No redis-server binary found on PATH and "
-					+ RedisBinaries.SERVER_ENV + " is not set" + (this.localOnly ? "" : ", and Docker is not running")
-					+ ". " + RedisBinaries.installHint());
+			throw new RedisNotAvailableException("No redis-server binary found on PATH and " + RedisBinaries.SERVER_ENV
+					+ " is not set" + (this.localOnly ? "" : ", and Docker is not running") + ". "
+					+ RedisBinaries.installHint());
 		}
 		return createContainer();
 	}

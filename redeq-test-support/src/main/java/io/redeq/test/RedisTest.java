@@ -11,16 +11,17 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Runs a test class against its own real Redis server, via {@link RedisExtension}: one
- * {@link RedisServer} per class, {@code FLUSHALL} before each test, and {@link RedisServer},
- * {@link io.lettuce.core.RedisClient} and {@link io.lettuce.core.RedisURI} parameters injected.
+ * {@link RedisServer} per class, {@code FLUSHALL} before each test, and
+ * {@link RedisServer}, {@link io.lettuce.core.RedisClient} and
+ * {@link io.lettuce.core.RedisURI} parameters injected.
  *
- * <pre>{@code
- * @RedisTest
+ * <pre class="code">
+ * &#64;RedisTest
  * class QueueIntegrationTests {
- *     @Test
+ *     &#64;Test
  *     void enqueues(RedisClient client) { ... }
  * }
- * }</pre>
+ * </pre>
  */
 @Target({ ElementType.TYPE, ElementType.ANNOTATION_TYPE })
 @Retention(RetentionPolicy.RUNTIME)

@@ -11,12 +11,14 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * A tiny one-shot RESP client: opens a socket, sends one command, reads one reply, closes.
+ * A tiny one-shot RESP client: opens a socket, sends one command, reads one reply,
+ * closes.
  *
- * <p>Why not Lettuce: readiness probes run many times per second while a server starts, and a
- * Lettuce client brings a Netty event loop and reconnect logic with it. A plain socket keeps
- * start-up fast and the probe's failures easy to read. Only the reply types the helpers need
- * (simple string, error, integer, bulk string) are understood.
+ * <p>
+ * Why not Lettuce: readiness probes run many times per second while a server starts, and
+ * a Lettuce client brings a Netty event loop and reconnect logic with it. A plain socket
+ * keeps start-up fast and the probe's failures easy to read. Only the reply types the
+ * helpers need (simple string, error, integer, bulk string) are understood.
  */
 final class RespClient {
 
@@ -25,7 +27,8 @@ final class RespClient {
 
 	/**
 	 * Sends {@code args} as one command and returns the reply as text.
-	 * @throws IOException if the connection fails, times out, or Redis answers with an error
+	 * @throws IOException if the connection fails, times out, or Redis answers with an
+	 * error
 	 */
 	static String call(String host, int port, Duration timeout, String... args) throws IOException {
 		try (Socket socket = new Socket()) {
@@ -62,7 +65,8 @@ final class RespClient {
 				if (length < 0) {
 					return null;
 				}
-				byte[] body = in.readNBytes(length + 2); // the payload plus its trailing CRLF
+				byte[] body = in.readNBytes(length + 2); // the payload plus its trailing
+															// CRLF
 				if (body.length < length + 2) {
 					throw new IOException("Connection closed in the middle of a reply");
 				}

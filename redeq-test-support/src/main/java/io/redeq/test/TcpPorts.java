@@ -10,10 +10,11 @@ import java.net.Socket;
 /**
  * Free-port lookup and port probes on the loopback interface.
  *
- * <p>Tests never use a fixed port: the machine may already run its own Redis on 6379, and
- * test JVMs may run side by side. The OS hands out a free ephemeral port when a socket binds
- * to port 0; closing it again leaves a tiny race, which {@link RedisServer} covers by retrying
- * once on another port.
+ * <p>
+ * Tests never use a fixed port: the machine may already run its own Redis on 6379, and
+ * test JVMs may run side by side. The OS hands out a free ephemeral port when a socket
+ * binds to port 0; closing it again leaves a tiny race, which {@link RedisServer} covers
+ * by retrying once on another port.
  */
 public final class TcpPorts {
 
@@ -25,7 +26,8 @@ public final class TcpPorts {
 	/** Returns a TCP port on 127.0.0.1 that was free a moment ago. */
 	public static int freePort() {
 		try (ServerSocket socket = new ServerSocket()) {
-			// No SO_REUSEADDR: a port in TIME_WAIT could be handed out and then fail to bind.
+			// No SO_REUSEADDR: a port in TIME_WAIT could be handed out and then fail to
+			// bind.
 			socket.setReuseAddress(false);
 			socket.bind(new InetSocketAddress(InetAddress.getByName(LOOPBACK), 0));
 			return socket.getLocalPort();

@@ -46,8 +46,7 @@ class RedisBinariesTests {
 	void environmentVariableNamingNoBinaryFailsWithInstallHint(@TempDir Path dir) {
 		Map<String, String> env = Map.of(RedisBinaries.SERVER_ENV, dir.resolve("missing").toString());
 
-		assertThatExceptionOfType(RedisNotAvailableException.class)
-			.isThrownBy(() -> RedisBinaries.findRedisServer(env))
+		assertThatExceptionOfType(RedisNotAvailableException.class).isThrownBy(() -> RedisBinaries.findRedisServer(env))
 			.withMessageContaining(RedisBinaries.SERVER_ENV)
 			.withMessageContaining("sudo apt-get install redis-server")
 			.withMessageContaining("brew install redis");

@@ -83,7 +83,10 @@ class RedisClusterIntegrationTests {
 		cluster.awaitHealthy(Duration.ofSeconds(60));
 	}
 
-	/** Writes the key on the master that owns its slot, waits for a replica to have it, returns that master. */
+	/**
+	 * Writes the key on the master that owns its slot, waits for a replica to have it,
+	 * returns that master.
+	 */
 	private static RedisServer writeToOwnerAndReplicate(String key, String value) {
 		RedisClusterClient client = RedisClusterClient.create(cluster.seedUris());
 		try (StatefulRedisClusterConnection<String, String> connection = client.connect()) {

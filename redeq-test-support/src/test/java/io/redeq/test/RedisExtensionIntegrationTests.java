@@ -12,8 +12,9 @@ import org.junit.jupiter.api.TestMethodOrder;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link RedisTest @RedisTest}: one server per class, injected parameters, a flush before each
- * test. The methods run in order because later ones check what earlier ones left behind.
+ * {@link RedisTest @RedisTest}: one server per class, injected parameters, a flush before
+ * each test. The methods run in order because later ones check what earlier ones left
+ * behind.
  */
 @RedisTest
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)

@@ -22,11 +22,12 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
 /**
- * Makes the example run on a fresh machine: when nothing answers at {@code spring.data.redis.*}
- * and {@code redeq.example.embedded-redis} is {@code auto} (the example's default;
- * {@code never} turns this off), starts a {@code redis-server} from the PATH on a free port and
- * points {@code spring.data.redis.port} at it, before the application context is built. The
- * server keeps no data on disk and is stopped when the application exits.
+ * Makes the example run on a fresh machine: when nothing answers at
+ * {@code spring.data.redis.*} and {@code redeq.example.embedded-redis} is {@code auto}
+ * (the example's default; {@code never} turns this off), starts a {@code redis-server}
+ * from the PATH on a free port and points {@code spring.data.redis.port} at it, before
+ * the application context is built. The server keeps no data on disk and is stopped when
+ * the application exits.
  */
 public class DevRedisEnvironmentPostProcessor implements EnvironmentPostProcessor, Ordered {
 
@@ -40,7 +41,8 @@ public class DevRedisEnvironmentPostProcessor implements EnvironmentPostProcesso
 
 	@Override
 	public int getOrder() {
-		// After application.yml is loaded, so that its spring.data.redis.* and mode count.
+		// After application.yml is loaded, so that its spring.data.redis.* and mode
+		// count.
 		return ConfigDataEnvironmentPostProcessor.ORDER + 1;
 	}
 
@@ -74,7 +76,8 @@ public class DevRedisEnvironmentPostProcessor implements EnvironmentPostProcesso
 		environment.getPropertySources()
 			.addFirst(new MapPropertySource("redeqExampleDevRedis",
 					Map.of("spring.data.redis.host", "127.0.0.1", "spring.data.redis.port", freePort)));
-		// Stopped when the JVM exits, after Spring Boot closed the application context (redeq first).
+		// Stopped when the JVM exits, after Spring Boot closed the application context
+		// (redeq first).
 		SpringApplication.getShutdownHandlers().add(redis::stop);
 		this.logger.info("Nothing answered at Redis " + host + ":" + port + ", so the example started its own: "
 				+ binary + " on port " + freePort + " (in memory only; data is gone when the example stops). Set "

@@ -13,8 +13,8 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code POST /orders {"item": "book"}} places an order, {@code POST /orders/{id}/pay} pays it,
- * {@code GET /orders[/{id}]} shows them.
+ * {@code POST /orders {"item": "book"}} places an order, {@code POST /orders/{id}/pay}
+ * pays it, {@code GET /orders[/{id}]} shows them.
  */
 @RestController
 @RequestMapping("/orders")

@@ -21,8 +21,9 @@ import io.redeq.Job;
 import io.redeq.RedeqClient;
 
 /**
- * Places, pays and cancels orders (kept in memory). Each new order gets an {@code order.timeout}
- * job with the order's id as the job id, so paying can cancel exactly that job.
+ * Places, pays and cancels orders (kept in memory). Each new order gets an
+ * {@code order.timeout} job with the order's id as the job id, so paying can cancel
+ * exactly that job.
  */
 @Service
 public class OrderService {
@@ -60,9 +61,8 @@ public class OrderService {
 
 	/** Pays an order still awaiting payment, and cancels its timeout. */
 	public Optional<Order> pay(long id) {
-		Order paid = this.orders.computeIfPresent(id,
-				(key, order) -> (order.status() == Order.Status.AWAITING_PAYMENT) ? order.with(Order.Status.PAID)
-						: order);
+		Order paid = this.orders.computeIfPresent(id, (key, order) -> (order.status() == Order.Status.AWAITING_PAYMENT)
+				? order.with(Order.Status.PAID) : order);
 		if (paid == null) {
 			return Optional.empty();
 		}
@@ -80,9 +80,8 @@ public class OrderService {
 	/** Cancels an order that is still unpaid; called when its timeout is due. */
 	void cancelUnpaid(long id) {
 		Order before = this.orders.get(id);
-		Order after = this.orders.computeIfPresent(id,
-				(key, order) -> (order.status() == Order.Status.AWAITING_PAYMENT) ? order.with(Order.Status.CANCELLED)
-						: order);
+		Order after = this.orders.computeIfPresent(id, (key, order) -> (order.status() == Order.Status.AWAITING_PAYMENT)
+				? order.with(Order.Status.CANCELLED) : order);
 		if (after == null) {
 			logger.info("Timeout for order {}: no such order (this demo keeps orders in memory only)", id);
 		}

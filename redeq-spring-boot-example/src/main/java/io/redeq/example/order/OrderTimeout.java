@@ -1,7 +1,8 @@
 package io.redeq.example.order;
 
 /**
- * The payload of an {@code order.timeout} job: which order to cancel if it is still unpaid.
+ * The payload of an {@code order.timeout} job: which order to cancel if it is still
+ * unpaid.
  *
  * @param orderId the order number
  */

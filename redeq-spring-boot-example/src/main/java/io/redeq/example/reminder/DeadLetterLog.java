@@ -9,8 +9,8 @@ import io.redeq.Delivery;
 import io.redeq.JobLifecycleListener;
 
 /**
- * Says so in the log when a job gives up: a {@link JobLifecycleListener} bean is registered with
- * redeq by the starter.
+ * Says so in the log when a job gives up: a {@link JobLifecycleListener} bean is
+ * registered with redeq by the starter.
  */
 @Component
 class DeadLetterLog implements JobLifecycleListener {

@@ -23,8 +23,8 @@ import io.redeq.RedeqClient;
 
 /**
  * {@code POST /reminders {"to": "ada", "text": "...", "in": "10s"}} schedules a reminder;
- * {@code GET /reminders/dead} lists the ones that failed every attempt, and
- * {@code POST /reminders/dead/{id}/requeue} gives one a fresh set of attempts.
+ * {@code GET /reminders/dead} lists the ones that failed every attempt, and {@code POST
+ * /reminders/dead/{id}/requeue} gives one a fresh set of attempts.
  */
 @RestController
 @RequestMapping("/reminders")

@@ -13,8 +13,9 @@ import io.redeq.spring.RedeqListener;
 
 /**
  * Sends reminders through a mail server that fails now and then
- * ({@code example.reminder.failure-rate}). A failure is thrown, so redeq retries with backoff;
- * after the last attempt the reminder is a dead letter, visible at {@code GET /reminders/dead}.
+ * ({@code example.reminder.failure-rate}). A failure is thrown, so redeq retries with
+ * backoff; after the last attempt the reminder is a dead letter, visible at
+ * {@code GET /reminders/dead}.
  */
 @Component
 class ReminderListener {

@@ -1,8 +1,8 @@
 package io.redeq.spring.listener;
 
 /**
- * Thrown at startup when a {@link io.redeq.spring.RedeqListener @RedeqListener} method cannot
- * be used; the message names the bean, the method and what is wrong.
+ * Thrown at startup when a {@link io.redeq.spring.RedeqListener @RedeqListener} method
+ * cannot be used; the message names the bean, the method and what is wrong.
  *
  * @since 0.1.0
  */

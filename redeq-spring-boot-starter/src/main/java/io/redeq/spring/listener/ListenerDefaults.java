@@ -4,15 +4,18 @@ import io.redeq.SubscriptionOptions;
 
 /**
  * The configured settings of a topic's subscription before its
- * {@link io.redeq.spring.RedeqListener @RedeqListener} attributes are applied on top (in Spring
- * Boot: {@code redeq.topics.<topic>.*}; values left unset fall back to {@code redeq.consumer.*}).
+ * {@link io.redeq.spring.RedeqListener @RedeqListener} attributes are applied on top (in
+ * Spring Boot: {@code redeq.topics.<topic>.*}; values left unset fall back to
+ * {@code redeq.consumer.*}).
  *
  * @since 0.1.0
  */
 @FunctionalInterface
 public interface ListenerDefaults {
 
-	/** Defaults that leave everything to the engine's {@code redeq.consumer.*} settings. */
+	/**
+	 * Defaults that leave everything to the engine's {@code redeq.consumer.*} settings.
+	 */
 	ListenerDefaults ENGINE = (topic) -> SubscriptionOptions.builder();
 
 	/** A fresh builder holding the topic's configured overrides. */

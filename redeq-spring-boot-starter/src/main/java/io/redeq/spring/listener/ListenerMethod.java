@@ -7,9 +7,10 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link io.redeq.spring.RedeqListener @RedeqListener} method resolved once at startup: the
- * bean to call it on, where its payload and optional {@link io.redeq.Delivery} go, and the
- * attribute values with placeholders resolved ({@code null} = use the configured default).
+ * A {@link io.redeq.spring.RedeqListener @RedeqListener} method resolved once at startup:
+ * the bean to call it on, where its payload and optional {@link io.redeq.Delivery} go,
+ * and the attribute values with placeholders resolved ({@code null} = use the configured
+ * default).
  *
  * @param beanName the name of the bean declaring the method
  * @param bean the bean (possibly a proxy) the method is invoked on

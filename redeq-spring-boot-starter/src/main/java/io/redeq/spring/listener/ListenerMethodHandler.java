@@ -9,9 +9,9 @@ import io.redeq.Delivery;
 import io.redeq.JobHandler;
 
 /**
- * Runs a job by invoking its listener method. The method's own exception is rethrown as is, not
- * wrapped in {@link InvocationTargetException}, so that retries and dead letters record the real
- * cause.
+ * Runs a job by invoking its listener method. The method's own exception is rethrown as
+ * is, not wrapped in {@link InvocationTargetException}, so that retries and dead letters
+ * record the real cause.
  */
 final class ListenerMethodHandler implements JobHandler<@Nullable Object> {
 

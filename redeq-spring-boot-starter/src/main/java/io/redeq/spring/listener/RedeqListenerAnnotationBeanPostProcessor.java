@@ -35,16 +35,18 @@ import io.redeq.internal.Validate;
 import io.redeq.spring.RedeqListener;
 
 /**
- * Finds {@link RedeqListener @RedeqListener} methods on every bean (proxies included), resolves
- * each once into a {@link ListenerMethod}, and hands them to the
- * {@link RedeqListenerEndpointRegistry} once all singletons exist. Shaped after spring-amqp's
- * {@code AbstractListenerAnnotationBeanPostProcessor}: one scan per class, cached.
+ * Finds {@link RedeqListener @RedeqListener} methods on every bean (proxies included),
+ * resolves each once into a {@link ListenerMethod}, and hands them to the
+ * {@link RedeqListenerEndpointRegistry} once all singletons exist. Shaped after
+ * spring-amqp's {@code AbstractListenerAnnotationBeanPostProcessor}: one scan per class,
+ * cached.
  *
  * <p>
- * A listener method takes one payload parameter and optionally an {@link Delivery}; it may be
- * public, protected or package-private, but not private (on a class-based proxy a private method
- * would run on the proxy, not on the bean) and not static. Anything else fails startup with
- * an {@link InvalidRedeqListenerException} naming the bean and the method.
+ * A listener method takes one payload parameter and optionally an {@link Delivery}; it
+ * may be public, protected or package-private, but not private (on a class-based proxy a
+ * private method would run on the proxy, not on the bean) and not static. Anything else
+ * fails startup with an {@link InvalidRedeqListenerException} naming the bean and the
+ * method.
  *
  * @since 0.1.0
  */
@@ -103,7 +105,10 @@ public class RedeqListenerAnnotationBeanPostProcessor
 		return found.isEmpty() ? List.of() : List.copyOf(found.keySet());
 	}
 
-	/** Actually registers all listeners, now that every singleton (and so the registry) exists. */
+	/**
+	 * Actually registers all listeners, now that every singleton (and so the registry)
+	 * exists.
+	 */
 	@Override
 	public void afterSingletonsInstantiated() {
 		RedeqListenerEndpointRegistry registry = requiredBeanFactory().getBean(RedeqListenerEndpointRegistry.class);
@@ -237,8 +242,8 @@ public class RedeqListenerAnnotationBeanPostProcessor
 
 	private ConfigurableListableBeanFactory requiredBeanFactory() {
 		if (this.beanFactory == null) {
-			throw new IllegalStateException("RedeqListenerAnnotationBeanPostProcessor needs a "
-					+ "ConfigurableListableBeanFactory");
+			throw new IllegalStateException(
+					"RedeqListenerAnnotationBeanPostProcessor needs a " + "ConfigurableListableBeanFactory");
 		}
 		return this.beanFactory;
 	}

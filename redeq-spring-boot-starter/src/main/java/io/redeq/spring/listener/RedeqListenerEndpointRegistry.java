@@ -18,11 +18,11 @@ import io.redeq.Subscription;
 import io.redeq.SubscriptionOptions;
 
 /**
- * Owns the subscriptions of every {@link io.redeq.spring.RedeqListener @RedeqListener} method;
- * the subscriptions are not beans. A {@link SmartLifecycle} in a late phase, like spring-kafka's
- * listener containers: listeners start once every other bean is ready and stop first on shutdown
- * (gracefully, within {@code redeq.shutdown-timeout}, all topics in parallel), well before the
- * Redis connection factory stops.
+ * Owns the subscriptions of every {@link io.redeq.spring.RedeqListener @RedeqListener}
+ * method; the subscriptions are not beans. A {@link SmartLifecycle} in a late phase, like
+ * spring-kafka's listener containers: listeners start once every other bean is ready and
+ * stop first on shutdown (gracefully, within {@code redeq.shutdown-timeout}, all topics
+ * in parallel), well before the Redis connection factory stops.
  *
  * @since 0.1.0
  */
@@ -49,7 +49,8 @@ public class RedeqListenerEndpointRegistry implements SmartLifecycle {
 	}
 
 	/**
-	 * Adds a listener; it is subscribed when the registry starts, or at once if it is running.
+	 * Adds a listener; it is subscribed when the registry starts, or at once if it is
+	 * running.
 	 * @throws InvalidRedeqListenerException if another listener has the same topic
 	 */
 	public synchronized void register(ListenerMethod listener) {
@@ -96,8 +97,9 @@ public class RedeqListenerEndpointRegistry implements SmartLifecycle {
 	}
 
 	/**
-	 * The settings a listener is subscribed with: its annotation's values over the topic's
-	 * {@code redeq.topics.*} overrides; what is still unset falls back to the engine's defaults.
+	 * The settings a listener is subscribed with: its annotation's values over the
+	 * topic's {@code redeq.topics.*} overrides; what is still unset falls back to the
+	 * engine's defaults.
 	 */
 	public SubscriptionOptions subscriptionOptions(ListenerMethod listener) {
 		SubscriptionOptions.Builder builder = this.defaults.forTopic(listener.topic());
@@ -129,8 +131,8 @@ public class RedeqListenerEndpointRegistry implements SmartLifecycle {
 	}
 
 	/**
-	 * Closes every subscription at once, each on its own thread, so that the whole stop takes at
-	 * most one {@code redeq.shutdown-timeout}, not one per topic.
+	 * Closes every subscription at once, each on its own thread, so that the whole stop
+	 * takes at most one {@code redeq.shutdown-timeout}, not one per topic.
 	 */
 	private void stopSubscriptions() {
 		Collection<Subscription> closing;

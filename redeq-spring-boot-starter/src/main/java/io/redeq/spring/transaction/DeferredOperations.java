@@ -18,10 +18,10 @@ import io.redeq.Job;
 import io.redeq.RedeqClient;
 
 /**
- * The redeq changes one transaction made, applied after it commits and dropped when it rolls
- * back. Bound to the transaction as a resource keyed by the client, and unbound while the
- * transaction is suspended (as {@code ResourceHolderSynchronization} does), so that an inner
- * {@code REQUIRES_NEW} transaction collects its own changes.
+ * The redeq changes one transaction made, applied after it commits and dropped when it
+ * rolls back. Bound to the transaction as a resource keyed by the client, and unbound
+ * while the transaction is suspended (as {@code ResourceHolderSynchronization} does), so
+ * that an inner {@code REQUIRES_NEW} transaction collects its own changes.
  */
 final class DeferredOperations implements TransactionSynchronization {
 
@@ -61,10 +61,14 @@ final class DeferredOperations implements TransactionSynchronization {
 
 	/** Removes jobs with this topic and id scheduled earlier in the transaction. */
 	boolean dropScheduled(String topic, String id) {
-		return this.operations.removeIf((operation) -> operation instanceof Schedule schedule && matches(schedule.job(), topic, id));
+		return this.operations
+			.removeIf((operation) -> operation instanceof Schedule schedule && matches(schedule.job(), topic, id));
 	}
 
-	/** Changes the due time of a job scheduled earlier in the transaction, before it is sent. */
+	/**
+	 * Changes the due time of a job scheduled earlier in the transaction, before it is
+	 * sent.
+	 */
 	boolean rescheduleScheduled(String topic, String id, @Nullable Duration delay, @Nullable Instant dueAt) {
 		boolean found = false;
 		for (ListIterator<Operation> it = this.operations.listIterator(); it.hasNext();) {
@@ -102,9 +106,9 @@ final class DeferredOperations implements TransactionSynchronization {
 	}
 
 	/**
-	 * Applies every change in order, consecutive schedules in one pipelined batch. A failure does not
-	 * stop the rest; the first one is thrown at the end, so the committer learns that a job was not
-	 * sent.
+	 * Applies every change in order, consecutive schedules in one pipelined batch. A
+	 * failure does not stop the rest; the first one is thrown at the end, so the
+	 * committer learns that a job was not sent.
 	 */
 	@Override
 	public void afterCommit() {
@@ -176,8 +180,8 @@ final class DeferredOperations implements TransactionSynchronization {
 			TransactionSynchronizationManager.unbindResource(this.key);
 		}
 		if (status != STATUS_COMMITTED && !this.operations.isEmpty() && logger.isDebugEnabled()) {
-			logger.debug("Dropped " + this.operations.size()
-					+ " redeq change(s) because their transaction did not commit");
+			logger.debug(
+					"Dropped " + this.operations.size() + " redeq change(s) because their transaction did not commit");
 		}
 		this.operations.clear();
 	}

@@ -20,29 +20,31 @@ import io.redeq.internal.Validate;
 import io.redeq.schedule.JobIds;
 
 /**
- * A {@link RedeqClient} that holds back changes made inside a Spring transaction until it commits:
- * a rolled-back order never fires its timeout. Outside a transaction (no transaction
- * synchronization active on the calling thread) every call goes straight to the target client.
+ * A {@link RedeqClient} that holds back changes made inside a Spring transaction until it
+ * commits: a rolled-back order never fires its timeout. Outside a transaction (no
+ * transaction synchronization active on the calling thread) every call goes straight to
+ * the target client.
  *
  * <p>
  * Inside a transaction:
  * <ul>
- * <li>{@code schedule}, {@code scheduleAt} and {@code scheduleAll} return the job's id at once
- * (generated here when the job has none) and send the jobs after commit, in one pipelined batch
- * where possible. A delay counts from the commit, not from the call.</li>
- * <li>{@code cancel} and {@code reschedule} apply after commit. They return {@code true} when the
- * job is scheduled earlier in the same transaction (which is then changed before it is sent) or
- * is waiting in Redis at the time of the call; {@code false} otherwise, and nothing is deferred.</li>
- * <li>{@code find} reads Redis at once; it does not see jobs still waiting for the commit.</li>
- * <li>topic, id and delay are checked at the call; a payload that cannot be written, a full queue
- * or Redis being down surface as an exception from the commit (after the transaction itself
- * committed), and the other deferred changes are still applied.</li>
+ * <li>{@code schedule}, {@code scheduleAt} and {@code scheduleAll} return the job's id at
+ * once (generated here when the job has none) and send the jobs after commit, in one
+ * pipelined batch where possible. A delay counts from the commit, not from the call.</li>
+ * <li>{@code cancel} and {@code reschedule} apply after commit. They return {@code true}
+ * when the job is scheduled earlier in the same transaction (which is then changed before
+ * it is sent) or is waiting in Redis at the time of the call; {@code false} otherwise,
+ * and nothing is deferred.</li>
+ * <li>{@code find} reads Redis at once; it does not see jobs still waiting for the
+ * commit.</li>
+ * <li>topic, id and delay are checked at the call; a payload that cannot be written, a
+ * full queue or Redis being down surface as an exception from the commit (after the
+ * transaction itself committed), and the other deferred changes are still applied.</li>
  * </ul>
  *
  * @since 0.1.0
  */
 public class TransactionAwareRedeqClient implements RedeqClient {
-
 
 	private final RedeqClient target;
 
@@ -122,7 +124,8 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 		Validate.id(topic, id);
 		boolean wasScheduledHere = deferred.dropScheduled(topic, id);
 		if (wasScheduledHere || isWaiting(topic, id, true)) {
-			// Also cancels a job that Redis already held under the same id before this transaction.
+			// Also cancels a job that Redis already held under the same id before this
+			// transaction.
 			deferred.add(new DeferredOperations.Cancel(topic, id));
 			return true;
 		}
@@ -203,6 +206,5 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 		}
 		return DeferredOperations.copy(job, JobIds.next(), job.delay(), job.dueAt());
 	}
-
 
 }

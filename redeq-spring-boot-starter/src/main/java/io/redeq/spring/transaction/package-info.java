@@ -1,6 +1,6 @@
 /**
- * Transaction-aware scheduling: jobs scheduled inside a Spring transaction are sent when it
- * commits and dropped when it rolls back.
+ * Transaction-aware scheduling: jobs scheduled inside a Spring transaction are sent when
+ * it commits and dropped when it rolls back.
  */
 @NullMarked
 package io.redeq.spring.transaction;

@@ -29,8 +29,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Closing the application context under load loses nothing: running handlers finish, jobs
- * fetched but not started go back to READY at once, and a second application completes the rest
- * exactly once.
+ * fetched but not started go back to READY at once, and a second application completes
+ * the rest exactly once.
  */
 @RedisTest
 class GracefulShutdownIntegrationTests {

@@ -40,7 +40,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@code @RedeqListener} discovery and delivery in a Spring context against a real redis-server.
+ * {@code @RedeqListener} discovery and delivery in a Spring context against a real
+ * redis-server.
  */
 @RedisTest
 class RedeqListenerIntegrationTests {
@@ -152,7 +153,8 @@ class RedeqListenerIntegrationTests {
 	@Test
 	void topicPropertiesApplyWhenTheAnnotationLeavesThemEmpty() {
 		this.runner.withBean(PlaceholderListener.class)
-			.withPropertyValues("app.topic=order.timeout", "app.concurrency=", "redeq.topics.order.timeout.concurrency=2")
+			.withPropertyValues("app.topic=order.timeout", "app.concurrency=",
+					"redeq.topics.order.timeout.concurrency=2")
 			.run((context) -> {
 				PlaceholderListener bean = context.getBean(PlaceholderListener.class);
 				RedeqClient client = context.getBean(RedeqClient.class);
@@ -220,8 +222,8 @@ class RedeqListenerIntegrationTests {
 					.contains("warehouse apple is closed")
 					.doesNotContain("InvocationTargetException");
 				assertThat(dead.payload()).contains("\"sku_code\"");
-				assertThat(context.getBean(Outcomes.class).events).containsExactly(
-						"retry:IllegalStateException:warehouse apple is closed", "dead:" + id);
+				assertThat(context.getBean(Outcomes.class).events)
+					.containsExactly("retry:IllegalStateException:warehouse apple is closed", "dead:" + id);
 			});
 	}
 
@@ -252,7 +254,8 @@ class RedeqListenerIntegrationTests {
 
 		static final List<String> intercepted = new CopyOnWriteArrayList<>();
 
-		// Ordered first, as Spring's auto-proxy creators are (AopConfigUtils gives them HIGHEST_PRECEDENCE).
+		// Ordered first, as Spring's auto-proxy creators are (AopConfigUtils gives them
+		// HIGHEST_PRECEDENCE).
 		@Bean
 		static OrderedProxyingPostProcessor classProxies() {
 			return new OrderedProxyingPostProcessor();
@@ -260,24 +263,24 @@ class RedeqListenerIntegrationTests {
 
 		static final class OrderedProxyingPostProcessor implements BeanPostProcessor, org.springframework.core.Ordered {
 
-				@Override
-				public int getOrder() {
-					return HIGHEST_PRECEDENCE;
-				}
+			@Override
+			public int getOrder() {
+				return HIGHEST_PRECEDENCE;
+			}
 
-				@Override
-				public Object postProcessAfterInitialization(Object bean, String beanName) {
-					if (!(bean instanceof ProxiedListener)) {
-						return bean;
-					}
-					ProxyFactory factory = new ProxyFactory(bean);
-					factory.setProxyTargetClass(true);
-					factory.addAdvice((org.aopalliance.intercept.MethodInterceptor) (invocation) -> {
-						intercepted.add(invocation.getMethod().getName());
-						return invocation.proceed();
-					});
-					return factory.getProxy();
+			@Override
+			public Object postProcessAfterInitialization(Object bean, String beanName) {
+				if (!(bean instanceof ProxiedListener)) {
+					return bean;
 				}
+				ProxyFactory factory = new ProxyFactory(bean);
+				factory.setProxyTargetClass(true);
+				factory.addAdvice((org.aopalliance.intercept.MethodInterceptor) (invocation) -> {
+					intercepted.add(invocation.getMethod().getName());
+					return invocation.proceed();
+				});
+				return factory.getProxy();
+			}
 
 		}
 
@@ -315,7 +318,8 @@ class RedeqListenerIntegrationTests {
 		this.runner.withBean(SilentListener.class).withPropertyValues("redeq.consumer.enabled=false").run((context) -> {
 			assertThat(context).hasNotFailed();
 			String id = context.getBean(RedeqClient.class).schedule("silent", "x", Duration.ZERO);
-			// The migrator still runs: the job becomes READY and stays there for another application.
+			// The migrator still runs: the job becomes READY and stays there for another
+			// application.
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> context.getBean(RedeqClient.class)
 					.find("silent", id)
@@ -420,7 +424,10 @@ class RedeqListenerIntegrationTests {
 		});
 	}
 
-	/** Runs redeq's analyzers registered in spring.factories, proving the registration too. */
+	/**
+	 * Runs redeq's analyzers registered in spring.factories, proving the registration
+	 * too.
+	 */
 	private static FailureAnalysis analyze(Throwable failure) {
 		List<FailureAnalyzer> analyzers = SpringFactoriesLoader
 			.forDefaultResourceLocation(RedeqListenerIntegrationTests.class.getClassLoader())

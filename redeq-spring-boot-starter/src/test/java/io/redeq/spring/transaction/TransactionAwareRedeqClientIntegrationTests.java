@@ -29,7 +29,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 @RedisTest
 class TransactionAwareRedeqClientIntegrationTests {
 
-	/** A transaction manager with no resource: it only drives Spring's transaction synchronization. */
+	/**
+	 * A transaction manager with no resource: it only drives Spring's transaction
+	 * synchronization.
+	 */
 	static class NoResourceTransactionManager extends AbstractPlatformTransactionManager {
 
 		@Override
@@ -80,7 +83,8 @@ class TransactionAwareRedeqClientIntegrationTests {
 
 	@Test
 	void rollbackDropsEverything() {
-		String existing = this.client.schedule(Job.builder("t").id("existing").payload("x").delay(Duration.ofHours(1)).build());
+		String existing = this.client
+			.schedule(Job.builder("t").id("existing").payload("x").delay(Duration.ofHours(1)).build());
 		List<String> ids = this.transaction.execute((status) -> {
 			String a = this.client.schedule("t", "a", Duration.ofMinutes(1));
 			String b = this.client.scheduleAt("t", "b", java.time.Instant.now().plusSeconds(60));
@@ -137,7 +141,8 @@ class TransactionAwareRedeqClientIntegrationTests {
 	@Test
 	void badInputFailsAtTheCallInsideATransaction() {
 		this.transaction.executeWithoutResult((status) -> {
-			assertThatIllegalArgumentException().isThrownBy(() -> this.client.schedule("t", "x", Duration.ofSeconds(-1)))
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> this.client.schedule("t", "x", Duration.ofSeconds(-1)))
 				.withMessageContaining("must not be negative");
 			assertThatIllegalArgumentException().isThrownBy(() -> this.client.schedule(" ", "x", Duration.ZERO))
 				.withMessageContaining("topic");

@@ -12,10 +12,8 @@ class BucketCountMismatchFailureAnalyzer extends AbstractFailureAnalyzer<BucketC
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, BucketCountMismatchException cause) {
-		return new FailureAnalysis(cause.getMessage(),
-				"Set redeq.buckets=" + cause.recorded() + ", or reshard the prefix to " + cause.configured()
-						+ " buckets with every instance stopped.",
-				cause);
+		return new FailureAnalysis(cause.getMessage(), "Set redeq.buckets=" + cause.recorded()
+				+ ", or reshard the prefix to " + cause.configured() + " buckets with every instance stopped.", cause);
 	}
 
 }

@@ -26,8 +26,8 @@ import io.redeq.spring.transaction.TransactionAwareRedeqClient;
 
 /**
  * Auto-configuration of redeq: a {@link Redeq} engine on the native Lettuce client of the
- * application's {@link LettuceConnectionFactory} (so {@code spring.data.redis.*} is the one Redis
- * configuration), its {@link RedeqClient} and {@link RedeqAdmin}, and
+ * application's {@link LettuceConnectionFactory} (so {@code spring.data.redis.*} is the
+ * one Redis configuration), its {@link RedeqClient} and {@link RedeqAdmin}, and
  * {@link io.redeq.spring.RedeqListener @RedeqListener} methods.
  *
  * @since 0.1.0
@@ -45,9 +45,9 @@ public final class RedeqAutoConfiguration {
 			RedeqAutoConfiguration.class.getClassLoader());
 
 	/**
-	 * The client, transaction-aware unless {@code redeq.transactional=false} or spring-tx is
-	 * absent. One method rather than two conditional configurations, whose order Spring does not
-	 * guarantee for nested classes.
+	 * The client, transaction-aware unless {@code redeq.transactional=false} or spring-tx
+	 * is absent. One method rather than two conditional configurations, whose order
+	 * Spring does not guarantee for nested classes.
 	 */
 	@Bean
 	@ConditionalOnMissingBean
@@ -98,9 +98,9 @@ public final class RedeqAutoConfiguration {
 		}
 
 		/**
-		 * The factory's own Lettuce client; redeq never closes it (the factory does). A factory
-		 * created with early startup off is started here, since its client exists only once it
-		 * runs.
+		 * The factory's own Lettuce client; redeq never closes it (the factory does). A
+		 * factory created with early startup off is started here, since its client exists
+		 * only once it runs.
 		 */
 		private static AbstractRedisClient nativeClient(ObjectProvider<RedisConnectionFactory> provider) {
 			RedisConnectionFactory factory = provider.getIfUnique();

@@ -3,8 +3,9 @@ package io.redeq.spring.boot.autoconfigure;
 import io.redeq.Redeq;
 
 /**
- * Customizes the {@link Redeq.Builder} of the auto-configured engine after the {@code redeq.*}
- * properties were applied, for settings that have no property (such as an instance id).
+ * Customizes the {@link Redeq.Builder} of the auto-configured engine after the
+ * {@code redeq.*} properties were applied, for settings that have no property (such as an
+ * instance id).
  *
  * @since 0.1.0
  */

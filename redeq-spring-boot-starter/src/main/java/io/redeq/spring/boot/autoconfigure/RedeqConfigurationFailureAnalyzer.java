@@ -7,8 +7,8 @@ import org.springframework.boot.diagnostics.FailureAnalyzer;
 
 /**
  * Reports an invalid {@code redeq.*} value: the core and the starter reject them with an
- * {@link IllegalArgumentException} whose message starts with the key and names the value and what
- * is allowed, which is exactly the description a user needs.
+ * {@link IllegalArgumentException} whose message starts with the key and names the value
+ * and what is allowed, which is exactly the description a user needs.
  */
 class RedeqConfigurationFailureAnalyzer implements FailureAnalyzer {
 

@@ -3,8 +3,8 @@ package io.redeq.spring.boot.autoconfigure;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Thrown when the application has no single Lettuce-based Redis connection factory for redeq to
- * run on.
+ * Thrown when the application has no single Lettuce-based Redis connection factory for
+ * redeq to run on.
  */
 class RedeqConnectionFactoryException extends IllegalStateException {
 

@@ -11,11 +11,11 @@ class RedeqConnectionFactoryFailureAnalyzer extends AbstractFailureAnalyzer<Rede
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, RedeqConnectionFactoryException cause) {
 		if (cause.factoryType() != null) {
-			return new FailureAnalysis(cause.getMessage() + ". redeq runs on Lettuce, the Redis client of "
-					+ "spring-boot-starter-data-redis, and uses the connection factory's own Lettuce client.",
+			return new FailureAnalysis(
+					cause.getMessage() + ". redeq runs on Lettuce, the Redis client of "
+							+ "spring-boot-starter-data-redis, and uses the connection factory's own Lettuce client.",
 					"Use Lettuce: remove the Jedis dependency (or the bean that creates a "
-							+ cause.factoryType().getSimpleName()
-							+ "), or set redeq.enabled=false to turn redeq off.",
+							+ cause.factoryType().getSimpleName() + "), or set redeq.enabled=false to turn redeq off.",
 					cause);
 		}
 		if (cause.candidates() == 0) {

@@ -6,9 +6,10 @@ import io.redeq.Redeq;
 import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
 
 /**
- * Closes the engine (migrator and redeq's own connections) on shutdown after the listeners
- * stopped and before the Redis connection factory stops: the factory shuts its Lettuce client
- * down in its own (earlier) phase, and the migrator must not run on a closed client in between.
+ * Closes the engine (migrator and redeq's own connections) on shutdown after the
+ * listeners stopped and before the Redis connection factory stops: the factory shuts its
+ * Lettuce client down in its own (earlier) phase, and the migrator must not run on a
+ * closed client in between.
  */
 class RedeqEngineLifecycle implements SmartLifecycle {
 

@@ -12,8 +12,8 @@ import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
 
 /**
  * {@link io.redeq.spring.RedeqListener @RedeqListener} support, unless
- * {@code redeq.consumer.enabled=false} makes the application producer-only (then annotated
- * methods are neither checked nor run).
+ * {@code redeq.consumer.enabled=false} makes the application producer-only (then
+ * annotated methods are neither checked nor run).
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnBooleanProperty(name = "redeq.consumer.enabled", matchIfMissing = true)

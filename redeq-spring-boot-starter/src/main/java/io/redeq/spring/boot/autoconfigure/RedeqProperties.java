@@ -10,8 +10,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
 /**
- * Configuration properties of redeq ({@code redeq.*}). The Redis connection itself is Spring
- * Boot's ({@code spring.data.redis.*}).
+ * Configuration properties of redeq ({@code redeq.*}). The Redis connection itself is
+ * Spring Boot's ({@code spring.data.redis.*}).
  *
  * @since 0.1.0
  */
@@ -24,19 +24,20 @@ public class RedeqProperties {
 	private boolean enabled = true;
 
 	/**
-	 * Namespace of every Redis key redeq writes; applications sharing a prefix share queues.
+	 * Namespace of every Redis key redeq writes; applications sharing a prefix share
+	 * queues.
 	 */
 	private String prefix = "redeq";
 
 	/**
-	 * Number of buckets the delay index is split into; a power of two. Must match the count
-	 * recorded in Redis for the prefix.
+	 * Number of buckets the delay index is split into; a power of two. Must match the
+	 * count recorded in Redis for the prefix.
 	 */
 	private int buckets = 16;
 
 	/**
-	 * Maximum number of pending jobs per topic, 0 for unlimited; scheduling beyond it throws
-	 * CapacityExceededException.
+	 * Maximum number of pending jobs per topic, 0 for unlimited; scheduling beyond it
+	 * throws CapacityExceededException.
 	 */
 	private long maxPending = 1_000_000;
 
@@ -46,8 +47,8 @@ public class RedeqProperties {
 	private DataSize maxPayloadSize = DataSize.ofKilobytes(512);
 
 	/**
-	 * Whether jobs scheduled, cancelled or rescheduled inside a Spring transaction are sent
-	 * only when it commits (and dropped when it rolls back).
+	 * Whether jobs scheduled, cancelled or rescheduled inside a Spring transaction are
+	 * sent only when it commits (and dropped when it rolls back).
 	 */
 	private boolean transactional = true;
 
@@ -62,9 +63,9 @@ public class RedeqProperties {
 	private Duration commandTimeout = Duration.ofSeconds(10);
 
 	/**
-	 * How often the background snapshot of queue counts, migration lag and READY wait times is
-	 * refreshed; gauges, the health indicator and the actuator endpoint read it instead of Redis.
-	 * Each refresh costs one read-only script per bucket.
+	 * How often the background snapshot of queue counts, migration lag and READY wait
+	 * times is refreshed; gauges, the health indicator and the actuator endpoint read it
+	 * instead of Redis. Each refresh costs one read-only script per bucket.
 	 */
 	private Duration statsRefreshInterval = Duration.ofSeconds(5);
 
@@ -184,7 +185,8 @@ public class RedeqProperties {
 	}
 
 	/**
-	 * Settings of the migrator, which moves due jobs from the buckets to the ready queues.
+	 * Settings of the migrator, which moves due jobs from the buckets to the ready
+	 * queues.
 	 */
 	public static class Migrator {
 
@@ -199,7 +201,8 @@ public class RedeqProperties {
 		private int batchSize = 1000;
 
 		/**
-		 * Longest time a bucket goes unchecked; a safety net, since wake-ups are event-driven.
+		 * Longest time a bucket goes unchecked; a safety net, since wake-ups are
+		 * event-driven.
 		 */
 		private Duration sweepInterval = Duration.ofSeconds(1);
 
@@ -248,8 +251,8 @@ public class RedeqProperties {
 	public static class Consumer {
 
 		/**
-		 * Whether @RedeqListener methods run in this application; when disabled the application
-		 * only schedules jobs.
+		 * Whether @RedeqListener methods run in this application; when disabled the
+		 * application only schedules jobs.
 		 */
 		private boolean enabled = true;
 
@@ -269,8 +272,8 @@ public class RedeqProperties {
 		private int maxAttempts = 3;
 
 		/**
-		 * Whether idle consumers wait in Redis with BLPOP; disable behind proxies that do not
-		 * support blocking commands.
+		 * Whether idle consumers wait in Redis with BLPOP; disable behind proxies that do
+		 * not support blocking commands.
 		 */
 		private boolean blocking = true;
 
@@ -356,8 +359,8 @@ public class RedeqProperties {
 		private Duration max = Duration.ofMinutes(10);
 
 		/**
-		 * Fraction of each wait added or removed at random, between 0.0 and 1.0, so that failed
-		 * jobs do not all retry at once.
+		 * Fraction of each wait added or removed at random, between 0.0 and 1.0, so that
+		 * failed jobs do not all retry at once.
 		 */
 		private double jitter = 0.2;
 
@@ -416,16 +419,17 @@ public class RedeqProperties {
 	}
 
 	/**
-	 * How sure a scheduled job is to survive a Redis master failover before schedule returns.
+	 * How sure a scheduled job is to survive a Redis master failover before schedule
+	 * returns.
 	 */
 	public static class Durability {
 
 		/**
-		 * Number of replicas that must acknowledge each scheduled job before schedule returns
-		 * (Redis WAIT, sent to the node that stored the job). 0 does not wait: replication is
-		 * asynchronous, so a master failing right after a schedule can lose that job. With 1 or
-		 * more, schedule throws RedeqUnavailableException when fewer replicas acknowledge within
-		 * wait-timeout.
+		 * Number of replicas that must acknowledge each scheduled job before schedule
+		 * returns (Redis WAIT, sent to the node that stored the job). 0 does not wait:
+		 * replication is asynchronous, so a master failing right after a schedule can
+		 * lose that job. With 1 or more, schedule throws RedeqUnavailableException when
+		 * fewer replicas acknowledge within wait-timeout.
 		 */
 		private int waitReplicas = 0;
 
@@ -458,14 +462,15 @@ public class RedeqProperties {
 	public static class Health {
 
 		/**
-		 * Longest time a due job may wait in the delay index before the health indicator reports
-		 * DOWN: the migrators do not keep up, or none runs.
+		 * Longest time a due job may wait in the delay index before the health indicator
+		 * reports DOWN: the migrators do not keep up, or none runs.
 		 */
 		private Duration migrationLagThreshold = Duration.ofSeconds(30);
 
 		/**
-		 * Longest time a READY job of a topic this instance listens to may wait for a handler
-		 * before the health indicator reports DOWN: the consumers are stuck or too slow.
+		 * Longest time a READY job of a topic this instance listens to may wait for a
+		 * handler before the health indicator reports DOWN: the consumers are stuck or
+		 * too slow.
 		 */
 		private Duration readyWaitThreshold = Duration.ofSeconds(60);
 
@@ -493,7 +498,8 @@ public class RedeqProperties {
 	public static class Topic {
 
 		/**
-		 * Number of handlers of this topic's listener that may run at once in this instance.
+		 * Number of handlers of this topic's listener that may run at once in this
+		 * instance.
 		 */
 		private @Nullable Integer concurrency;
 

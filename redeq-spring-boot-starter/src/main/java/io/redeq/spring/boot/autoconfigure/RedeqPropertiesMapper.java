@@ -8,10 +8,10 @@ import io.redeq.Redeq;
 import io.redeq.SubscriptionOptions;
 
 /**
- * Applies {@link RedeqProperties} to the core's builders. Every invalid value fails with an
- * {@link IllegalArgumentException} whose message starts with the full property key, names the
- * value and what is allowed ({@link RedeqConfigurationFailureAnalyzer} turns it into a clean
- * startup report).
+ * Applies {@link RedeqProperties} to the core's builders. Every invalid value fails with
+ * an {@link IllegalArgumentException} whose message starts with the full property key,
+ * names the value and what is allowed ({@link RedeqConfigurationFailureAnalyzer} turns it
+ * into a clean startup report).
  */
 final class RedeqPropertiesMapper {
 
@@ -94,9 +94,9 @@ final class RedeqPropertiesMapper {
 	}
 
 	/**
-	 * Prefixes the core's "backoff.max must ..." messages with the property group they belong to.
-	 * The core's exception is not kept as the cause: its message is contained whole, and the
-	 * root cause is what users and analyzers read.
+	 * Prefixes the core's "backoff.max must ..." messages with the property group they
+	 * belong to. The core's exception is not kept as the cause: its message is contained
+	 * whole, and the root cause is what users and analyzers read.
 	 */
 	private static <T> T named(String key, Supplier<T> factory) {
 		try {
@@ -104,8 +104,8 @@ final class RedeqPropertiesMapper {
 		}
 		catch (IllegalArgumentException ex) {
 			String message = String.valueOf(ex.getMessage());
-			throw new IllegalArgumentException(
-					message.startsWith("backoff.") ? key + message.substring("backoff".length()) : key + ": " + message);
+			throw new IllegalArgumentException(message.startsWith("backoff.")
+					? key + message.substring("backoff".length()) : key + ": " + message);
 		}
 	}
 

@@ -15,11 +15,12 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
- * Checks once, after the context started, that Redis keeps jobs: a {@code maxmemory-policy}
- * other than {@code noeviction} lets Redis evict jobs when memory runs out, and a server without
- * AOF or RDB save points loses every job when it restarts. Each finding is one WARN line with the
- * fix. Runs on its own daemon thread so that a slow or absent Redis never delays startup; a user
- * whose ACL forbids INFO or CONFIG (or a managed Redis that renames them) skips the check at DEBUG.
+ * Checks once, after the context started, that Redis keeps jobs: a
+ * {@code maxmemory-policy} other than {@code noeviction} lets Redis evict jobs when
+ * memory runs out, and a server without AOF or RDB save points loses every job when it
+ * restarts. Each finding is one WARN line with the fix. Runs on its own daemon thread so
+ * that a slow or absent Redis never delays startup; a user whose ACL forbids INFO or
+ * CONFIG (or a managed Redis that renames them) skips the check at DEBUG.
  */
 class RedisSafetyChecks implements ApplicationListener<ContextRefreshedEvent> {
 
@@ -95,8 +96,8 @@ class RedisSafetyChecks implements ApplicationListener<ContextRefreshedEvent> {
 	}
 
 	/**
-	 * Values of a key in INFO or CONFIG GET output; a cluster connection prefixes each key with
-	 * its node ("host:port.key"), so every node's value is collected.
+	 * Values of a key in INFO or CONFIG GET output; a cluster connection prefixes each
+	 * key with its node ("host:port.key"), so every node's value is collected.
 	 */
 	private static TreeSet<String> values(Properties properties, String key) {
 		TreeSet<String> values = new TreeSet<>();

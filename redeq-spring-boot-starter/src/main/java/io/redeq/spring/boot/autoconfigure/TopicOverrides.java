@@ -18,18 +18,21 @@ import org.springframework.boot.context.properties.source.IterableConfigurationP
 import org.springframework.core.env.Environment;
 
 /**
- * Reads {@code redeq.topics.<topic>.*}, where topic names contain dots ({@code order.timeout}).
- * Spring Boot binds a map of objects by the first segment of the key only, so
- * {@code redeq.topics.order.timeout.concurrency} would land under topic {@code order}; users would
- * have to write {@code "[order.timeout]"} in YAML. Instead, this class recognises each known
- * setting at the end of a key and takes everything between {@code redeq.topics} and it as the
- * topic, so both spellings work.
+ * Reads {@code redeq.topics.<topic>.*}, where topic names contain dots
+ * ({@code order.timeout}). Spring Boot binds a map of objects by the first segment of the
+ * key only, so {@code redeq.topics.order.timeout.concurrency} would land under topic
+ * {@code order}; users would have to write {@code "[order.timeout]"} in YAML. Instead,
+ * this class recognises each known setting at the end of a key and takes everything
+ * between {@code redeq.topics} and it as the topic, so both spellings work.
  */
 final class TopicOverrides {
 
 	private static final ConfigurationPropertyName ROOT = ConfigurationPropertyName.of("redeq.topics");
 
-	/** Settings of a topic, longest first so that {@code backoff.max} wins over a topic named "backoff". */
+	/**
+	 * Settings of a topic, longest first so that {@code backoff.max} wins over a topic
+	 * named "backoff".
+	 */
 	private static final List<List<String>> SETTINGS = List.of(List.of("backoff", "initial"),
 			List.of("backoff", "multiplier"), List.of("backoff", "max"), List.of("backoff", "jitter"),
 			List.of("concurrency"), List.of("timeout"), List.of("max-attempts"));

@@ -17,12 +17,13 @@ import io.redeq.TopicStats;
 
 /**
  * Health of redeq as this instance sees it, read from the engine's background
- * {@link Redeq#snapshot() snapshot} so that a health check never waits for Redis and many checks
- * cost no more Redis calls than one. DOWN when the last refresh could not reach Redis, when the
- * snapshot is too old (a refresh hangs), when due jobs wait in the delay index longer than the
- * migration lag threshold (no migrator keeps up), or when READY jobs of a topic this instance
- * consumes wait longer than the ready wait threshold (its consumers are stuck). Details name the
- * reasons, per-topic counts, owned buckets, migration lag and the instance id.
+ * {@link Redeq#snapshot() snapshot} so that a health check never waits for Redis and many
+ * checks cost no more Redis calls than one. DOWN when the last refresh could not reach
+ * Redis, when the snapshot is too old (a refresh hangs), when due jobs wait in the delay
+ * index longer than the migration lag threshold (no migrator keeps up), or when READY
+ * jobs of a topic this instance consumes wait longer than the ready wait threshold (its
+ * consumers are stuck). Details name the reasons, per-topic counts, owned buckets,
+ * migration lag and the instance id.
  *
  * @since 0.1.0
  */
@@ -87,8 +88,8 @@ public class RedeqHealthIndicator implements HealthIndicator {
 	}
 
 	/**
-	 * Older than two refresh intervals plus the command timeout: one refresh may take up to the
-	 * command timeout, more than that means refreshes no longer complete.
+	 * Older than two refresh intervals plus the command timeout: one refresh may take up
+	 * to the command timeout, more than that means refreshes no longer complete.
 	 */
 	private boolean isStale(RedeqSnapshot snapshot) {
 		Duration interval = this.redeq.options().statsRefreshInterval();

@@ -18,8 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * {@code redeq.durability.*} reaches the engine, is validated with the key in the message, and
- * makes schedule wait for replicas (a server without any refuses with "acknowledged by 0 of 1").
+ * {@code redeq.durability.*} reaches the engine, is validated with the key in the
+ * message, and makes schedule wait for replicas (a server without any refuses with
+ * "acknowledged by 0 of 1").
  */
 @RedisTest
 class DurabilityPropertiesIntegrationTests {
@@ -52,7 +53,8 @@ class DurabilityPropertiesIntegrationTests {
 					.isThrownBy(() -> redeq.client().schedule("t", "x", Duration.ofMinutes(1)))
 					.withMessageContaining("acknowledged by 0 of 1 replicas")
 					.withMessageContaining("redeq.durability.wait-replicas=1");
-				// Written all the same; the caller may schedule it again under the same id.
+				// Written all the same; the caller may schedule it again under the same
+				// id.
 				assertThat(redeq.admin().stats("t").delayed()).isEqualTo(1);
 			});
 	}

@@ -165,8 +165,8 @@ class RedeqAutoConfigurationIntegrationTests {
 					"redeq.topics[reminder.email].max-attempts=5", "redeq.topics[reminder.email].backoff.initial=3s",
 					"redeq.topics.plain.backoff.max=1h")
 			.run((context) -> {
-				PropertiesListenerDefaults defaults = new PropertiesListenerDefaults(TopicOverrides
-					.resolve(context.getEnvironment(), context.getBean(RedeqProperties.class)),
+				PropertiesListenerDefaults defaults = new PropertiesListenerDefaults(
+						TopicOverrides.resolve(context.getEnvironment(), context.getBean(RedeqProperties.class)),
 						new RedeqProperties.Backoff());
 				assertThat(defaults.topics()).containsOnlyKeys("order.timeout", "reminder.email", "plain");
 				assertThat(defaults.topics().get("order.timeout").getConcurrency()).isEqualTo(8);
@@ -189,7 +189,8 @@ class RedeqAutoConfigurationIntegrationTests {
 		this.runner.withPropertyValues("redeq.buckets=32").run((context) -> {
 			assertThat(context).hasFailed();
 			FailureAnalysis analysis = new BucketCountMismatchFailureAnalyzer().analyze(context.getStartupFailure());
-			assertThat(analysis.getDescription()).contains("holds jobs in 16 buckets in Redis, but 32 buckets are configured");
+			assertThat(analysis.getDescription())
+				.contains("holds jobs in 16 buckets in Redis, but 32 buckets are configured");
 			assertThat(analysis.getAction()).startsWith("Set redeq.buckets=16");
 		});
 	}
@@ -198,7 +199,8 @@ class RedeqAutoConfigurationIntegrationTests {
 	void startsWhileRedisIsDownAndWorksOnceItIsUp() {
 		RedisServer late = new RedisServer();
 		try {
-			// Reserve a port by starting and stopping a server; the same server restarts on it.
+			// Reserve a port by starting and stopping a server; the same server restarts
+			// on it.
 			late.start();
 			int port = late.port();
 			late.stop();

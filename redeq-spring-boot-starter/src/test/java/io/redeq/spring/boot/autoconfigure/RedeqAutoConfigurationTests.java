@@ -18,8 +18,8 @@ import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Conditions and property validation of {@link RedeqAutoConfiguration} that fail or back off
- * before redeq talks to Redis. Everything that builds a running engine is in
+ * Conditions and property validation of {@link RedeqAutoConfiguration} that fail or back
+ * off before redeq talks to Redis. Everything that builds a running engine is in
  * {@link RedeqAutoConfigurationIntegrationTests}, against a real redis-server.
  */
 class RedeqAutoConfigurationTests {
@@ -104,7 +104,8 @@ class RedeqAutoConfigurationTests {
 
 	@Test
 	void nonLettuceConnectionFactoryFailsWithAnalysis() {
-		// A connection factory of another client library; redeq must refuse it before using it.
+		// A connection factory of another client library; redeq must refuse it before
+		// using it.
 		RedisConnectionFactory other = (RedisConnectionFactory) Proxy.newProxyInstance(getClass().getClassLoader(),
 				new Class<?>[] { RedisConnectionFactory.class }, (proxy, method, args) -> {
 					throw new UnsupportedOperationException(method.getName());
@@ -116,8 +117,8 @@ class RedeqAutoConfigurationTests {
 				FailureAnalysis analysis = new RedeqConnectionFactoryFailureAnalyzer()
 					.analyze(context.getStartupFailure());
 				assertThat(analysis).isNotNull();
-				assertThat(analysis.getDescription()).startsWith("redeq needs a LettuceConnectionFactory, but the "
-						+ "RedisConnectionFactory is a jdk.proxy");
+				assertThat(analysis.getDescription()).startsWith(
+						"redeq needs a LettuceConnectionFactory, but the " + "RedisConnectionFactory is a jdk.proxy");
 				assertThat(analysis.getAction()).startsWith("Use Lettuce");
 			});
 	}

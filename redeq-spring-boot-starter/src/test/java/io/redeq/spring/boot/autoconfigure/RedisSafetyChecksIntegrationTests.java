@@ -73,15 +73,17 @@ class RedisSafetyChecksIntegrationTests {
 	void skipsSilentlyWhenTheAclForbidsInfoAndConfig(RedisClient lettuce, CapturedOutput output) {
 		try (StatefulRedisConnection<String, String> connection = lettuce.connect()) {
 			connection.sync()
-				.aclSetuser("limited", AclSetuserArgs.Builder.on()
-					.addPassword("secret")
-					.allKeys()
-					.allChannels()
-					.allCommands()
-					.removeCommand(CommandType.CONFIG)
-					.removeCommand(CommandType.INFO));
+				.aclSetuser("limited",
+						AclSetuserArgs.Builder.on()
+							.addPassword("secret")
+							.allKeys()
+							.allChannels()
+							.allCommands()
+							.removeCommand(CommandType.CONFIG)
+							.removeCommand(CommandType.INFO));
 		}
-		runner(this.server).withPropertyValues("spring.data.redis.username=limited", "spring.data.redis.password=secret")
+		runner(this.server)
+			.withPropertyValues("spring.data.redis.username=limited", "spring.data.redis.password=secret")
 			.run((context) -> {
 				await().atMost(Duration.ofSeconds(10))
 					.until(() -> output.getOut().contains("Skipped the persistence check"));

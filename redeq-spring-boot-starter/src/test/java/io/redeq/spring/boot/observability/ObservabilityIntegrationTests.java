@@ -41,8 +41,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Metrics, health and logging context of the starter against a real redis-server: Boot's own
- * metrics auto-configuration provides the registry, as in an application.
+ * Metrics, health and logging context of the starter against a real redis-server: Boot's
+ * own metrics auto-configuration provides the registry, as in an application.
  */
 @RedisTest
 class ObservabilityIntegrationTests {
@@ -105,7 +105,9 @@ class ObservabilityIntegrationTests {
 				.isLessThan(5000);
 			assertThat(registry.get("redeq.jobs.duration").tag("topic", "scripted").timer().count()).isEqualTo(18);
 			await().atMost(Duration.ofSeconds(5))
-				.until(() -> registry.find("redeq.jobs.pending").tags("topic", "scripted", "state", "dead").gauge() != null
+				.until(() -> registry.find("redeq.jobs.pending")
+					.tags("topic", "scripted", "state", "dead")
+					.gauge() != null
 						&& registry.get("redeq.jobs.pending")
 							.tags("topic", "scripted", "state", "dead")
 							.gauge()
@@ -131,7 +133,8 @@ class ObservabilityIntegrationTests {
 				assertThat(health.getStatus()).isEqualTo(Status.UP);
 				assertThat(health.getDetails()).containsEntry("instanceId", context.getBean(Redeq.class).instanceId())
 					.containsEntry("migrationLagMillis", 0L)
-					.containsEntry("topics", Map.of("later", Map.of("delayed", 1L, "ready", 0L, "inFlight", 0L, "dead", 0L)));
+					.containsEntry("topics",
+							Map.of("later", Map.of("delayed", 1L, "ready", 0L, "inFlight", 0L, "dead", 0L)));
 				assertThat((List<?>) health.getDetails().get("ownedBuckets")).hasSize(16);
 			});
 
@@ -212,7 +215,8 @@ class ObservabilityIntegrationTests {
 				assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
 				registry.get("redeq.jobs.pending").tags("topic", "scraped", "state", "delayed").gauge().value();
 			}
-			// The migrator and idle consumers keep calling Redis on their own; health and scrapes add nothing.
+			// The migrator and idle consumers keep calling Redis on their own; health and
+			// scrapes add nothing.
 			assertThat(CommandStats.scriptCalls(this.lettuce) - before).isLessThan(100);
 			assertThat(registry.get("redeq.jobs.pending").tags("topic", "scraped", "state", "delayed").gauge().value())
 				.isEqualTo(1);
@@ -245,6 +249,5 @@ class ObservabilityIntegrationTests {
 	private static double count(MeterRegistry registry, String name) {
 		return registry.find(name).tag("topic", "scripted").counters().stream().mapToDouble((c) -> c.count()).sum();
 	}
-
 
 }

@@ -27,17 +27,19 @@ import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
 /**
  * The {@code redeq} actuator endpoint, in the manner of Boot's {@code QuartzEndpoint}.
  * <ul>
- * <li>{@code GET /actuator/redeq}: topics with their counts, this instance's listeners, bucket
- * ownership, migration lag and instance id;</li>
- * <li>{@code GET /actuator/redeq/{topic}?offset=0&limit=20}: a page of the topic's dead jobs;</li>
- * <li>{@code POST /actuator/redeq/{topic}} with {@code {"action":"requeue"}} requeues every dead
- * job of the topic, with {@code {"action":"purge"}} deletes them;</li>
- * <li>{@code POST /actuator/redeq/{topic}/{id}} with {@code {"action":"requeue"}} requeues one.</li>
+ * <li>{@code GET /actuator/redeq}: topics with their counts, this instance's listeners,
+ * bucket ownership, migration lag and instance id;</li>
+ * <li>{@code GET /actuator/redeq/{topic}?offset=0&limit=20}: a page of the topic's dead
+ * jobs;</li>
+ * <li>{@code POST /actuator/redeq/{topic}} with {@code {"action":"requeue"}} requeues
+ * every dead job of the topic, with {@code {"action":"purge"}} deletes them;</li>
+ * <li>{@code POST /actuator/redeq/{topic}/{id}} with {@code {"action":"requeue"}}
+ * requeues one.</li>
  * </ul>
- * Writes name their action in the body rather than relying on the verb alone, so that a stray
- * POST cannot requeue or purge a whole topic. The overview takes a fresh snapshot (one read per
- * bucket, the cost of one background refresh): an operator wants current counts, and the
- * endpoint is not scraped.
+ * Writes name their action in the body rather than relying on the verb alone, so that a
+ * stray POST cannot requeue or purge a whole topic. The overview takes a fresh snapshot
+ * (one read per bucket, the cost of one background refresh): an operator wants current
+ * counts, and the endpoint is not scraped.
  *
  * @since 0.1.0
  */
@@ -65,14 +67,16 @@ public class RedeqEndpoint {
 				names.addAll(this.redeq.admin().topics());
 			}
 			catch (RuntimeException ex) {
-				// The snapshot's topics are enough; it already says whether Redis answers.
+				// The snapshot's topics are enough; it already says whether Redis
+				// answers.
 			}
 		}
 		for (String topic : names) {
 			TopicStats stats = snapshot.topics().getOrDefault(topic, new TopicStats(topic, 0, 0, 0, 0));
 			Long wait = (snapshot.oldestReadyWait().get(topic) != null)
 					? snapshot.oldestReadyWait().get(topic).toMillis() : null;
-			topics.put(topic, new TopicDescriptor(stats.delayed(), stats.ready(), stats.inFlight(), stats.dead(), wait));
+			topics.put(topic,
+					new TopicDescriptor(stats.delayed(), stats.ready(), stats.inFlight(), stats.dead(), wait));
 		}
 		return new RedeqDescriptor(this.redeq.instanceId(), this.redeq.options().prefix(), snapshot.redisReachable(),
 				snapshot.error(), snapshot.takenAt().toString(), snapshot.migrationLag().toMillis(),
@@ -109,10 +113,11 @@ public class RedeqEndpoint {
 		int size = (limit != null) ? limit : DEFAULT_LIMIT;
 		List<DeadJob> jobs = invalidAsBadRequest(() -> this.redeq.admin().deadJobs(topic, from, size));
 		long dead = this.redeq.admin().stats(topic).dead();
-		return new DeadJobsDescriptor(topic, dead, from, size, jobs.stream()
-			.map((job) -> new DeadJobDescriptor(job.id(), job.payload(), job.attempts(), job.lastError(),
-					job.diedAt().toString()))
-			.toList());
+		return new DeadJobsDescriptor(topic, dead, from, size,
+				jobs.stream()
+					.map((job) -> new DeadJobDescriptor(job.id(), job.payload(), job.attempts(), job.lastError(),
+							job.diedAt().toString()))
+					.toList());
 	}
 
 	@WriteOperation
@@ -132,15 +137,18 @@ public class RedeqEndpoint {
 	@WriteOperation
 	public DeadJobsActionResult deadJobAction(@Selector String topic, @Selector String id, String action) {
 		if (!action.equals("requeue")) {
-			throw new InvalidEndpointRequestException(
-					"Unknown action '" + action + "' for dead job '" + id + "' of topic '" + topic + "'; use \"requeue\"",
+			throw new InvalidEndpointRequestException("Unknown action '" + action + "' for dead job '" + id
+					+ "' of topic '" + topic + "'; use \"requeue\"",
 					"Unknown action '" + action + "'; use \"requeue\"");
 		}
 		boolean requeued = invalidAsBadRequest(() -> this.redeq.admin().requeueDead(topic, id));
 		return new DeadJobsActionResult(topic, id, action, requeued ? 1 : 0);
 	}
 
-	/** A malformed topic or id, or an out-of-range page, is the caller's mistake: 400, not 500. */
+	/**
+	 * A malformed topic or id, or an out-of-range page, is the caller's mistake: 400, not
+	 * 500.
+	 */
 	private static <T> T invalidAsBadRequest(java.util.function.Supplier<T> operation) {
 		try {
 			return operation.get();
@@ -158,7 +166,8 @@ public class RedeqEndpoint {
 	 * @param redisReachable whether the snapshot reached Redis
 	 * @param error why it did not
 	 * @param refreshedAt when the snapshot was taken
-	 * @param migrationLagMillis how long the most overdue delayed job has waited to be migrated
+	 * @param migrationLagMillis how long the most overdue delayed job has waited to be
+	 * migrated
 	 * @param buckets bucket count and the buckets this instance migrates
 	 * @param topics counts per topic
 	 * @param listeners this instance's listeners
@@ -185,7 +194,8 @@ public class RedeqEndpoint {
 	 * @param ready due jobs waiting for a handler
 	 * @param inFlight jobs a handler is running
 	 * @param dead jobs whose attempts are used up
-	 * @param oldestReadyWaitMillis how long the longest-waiting READY job has been due, if any
+	 * @param oldestReadyWaitMillis how long the longest-waiting READY job has been due,
+	 * if any
 	 */
 	public record TopicDescriptor(long delayed, long ready, long inFlight, long dead,
 			@Nullable Long oldestReadyWaitMillis) {

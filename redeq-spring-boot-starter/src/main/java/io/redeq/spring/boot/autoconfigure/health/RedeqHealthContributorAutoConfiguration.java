@@ -15,9 +15,10 @@ import io.redeq.spring.boot.autoconfigure.RedeqProperties;
 import io.redeq.spring.boot.health.RedeqHealthIndicator;
 
 /**
- * Auto-configuration of the {@code redeq} health contributor, when spring-boot-health is present
- * and {@code management.health.redeq.enabled} is not false. Modelled on Boot's
- * {@code DataRedisHealthContributorAutoConfiguration}; a single engine needs no composite.
+ * Auto-configuration of the {@code redeq} health contributor, when spring-boot-health is
+ * present and {@code management.health.redeq.enabled} is not false. Modelled on Boot's
+ * {@code DataRedisHealthContributorAutoConfiguration}; a single engine needs no
+ * composite.
  *
  * @since 0.1.0
  */
@@ -30,7 +31,8 @@ public final class RedeqHealthContributorAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "redeqHealthIndicator")
 	RedeqHealthIndicator redeqHealthIndicator(Redeq redeq, ObjectProvider<RedeqProperties> properties) {
-		// Absent when the application defines its own Redeq with redeq.enabled=false: defaults.
+		// Absent when the application defines its own Redeq with redeq.enabled=false:
+		// defaults.
 		RedeqProperties.Health health = properties.getIfAvailable(RedeqProperties::new).getHealth();
 		return new RedeqHealthIndicator(redeq, health.getMigrationLagThreshold(), health.getReadyWaitThreshold());
 	}

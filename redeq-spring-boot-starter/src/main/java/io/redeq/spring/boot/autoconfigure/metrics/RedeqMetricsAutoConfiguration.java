@@ -12,10 +12,11 @@ import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
 import io.redeq.spring.boot.autoconfigure.RedeqBuilderCustomizer;
 
 /**
- * Auto-configuration that records redeq's meters in the application's {@link MeterRegistry}
- * (Micrometer's, set up by Spring Boot's metrics auto-configuration). Ordered after it by name,
- * like Boot's own {@code KafkaMetricsAutoConfiguration}, so that the starter has no hard link to
- * the metrics module.
+ * Auto-configuration that records redeq's meters in the application's
+ * {@link MeterRegistry} (Micrometer's, set up by Spring Boot's metrics
+ * auto-configuration). Ordered after it by name, like Boot's own
+ * {@code KafkaMetricsAutoConfiguration}, so that the starter has no hard link to the
+ * metrics module.
  *
  * @since 0.1.0
  */

@@ -32,8 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The {@code redeq} endpoint and health through real HTTP calls to a web application on a random
- * port, against a real redis-server.
+ * The {@code redeq} endpoint and health through real HTTP calls to a web application on a
+ * random port, against a real redis-server.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "management.endpoints.web.exposure.include=health,redeq",
