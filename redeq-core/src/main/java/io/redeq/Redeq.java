@@ -107,7 +107,7 @@ public final class Redeq implements AutoCloseable {
 		this.codec = new JacksonPayloadCodec(builder.payloadMapper);
 		MicrometerJobEvents meters = (builder.meterRegistry != null) ? new MicrometerJobEvents(builder.meterRegistry)
 				: null;
-		this.events = (meters != null) ? meters : builder.events;
+		this.events = (meters != null) ? meters : JobEvents.NONE;
 		this.listeners = List.copyOf(builder.listeners);
 		checkBucketCount();
 		this.migrator = options.migratorEnabled() ? new Migrator(this.store, options, this.instanceId, this.events)
@@ -345,8 +345,6 @@ public final class Redeq implements AutoCloseable {
 
 		private @Nullable String instanceId;
 
-		private JobEvents events = JobEvents.NONE;
-
 		private final List<JobLifecycleListener> listeners = new ArrayList<>();
 
 		private Builder(AbstractRedisClient client) {
@@ -540,12 +538,6 @@ public final class Redeq implements AutoCloseable {
 				throw new IllegalArgumentException("instanceId must be non-blank without ':', but was " + instanceId);
 			}
 			this.instanceId = instanceId;
-			return this;
-		}
-
-		/** Internal: where metrics are reported. */
-		public Builder events(JobEvents events) {
-			this.events = Objects.requireNonNull(events);
 			return this;
 		}
 
