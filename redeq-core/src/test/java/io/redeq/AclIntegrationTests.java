@@ -19,6 +19,8 @@ import io.lettuce.core.protocol.CommandType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
@@ -152,25 +154,10 @@ class AclIntegrationTests {
 		}
 	}
 
-	@Test
-	void aUserWithoutTheBucketKeysGetsAClearError() {
-		try (Redeq redeq = Redeq.builder(clientAs("no-buckets", "other-secret"))
-			.prefix("shop")
-			.migratorEnabled(false)
-			.build()) {
-			assertThatExceptionOfType(RedeqException.class)
-				.isThrownBy(() -> redeq.client().schedule("mail", "x", Duration.ofMinutes(1)))
-				.withMessageContaining("Redis rejected schedule")
-				.withMessageContaining("NOPERM");
-		}
-	}
-
-	@Test
-	void aUserWithoutScriptsGetsAClearError() {
-		try (Redeq redeq = Redeq.builder(clientAs("no-scripts", "third-secret"))
-			.prefix("shop")
-			.migratorEnabled(false)
-			.build()) {
+	@ParameterizedTest(name = "{0}")
+	@CsvSource({ "no-buckets, other-secret", "no-scripts, third-secret" })
+	void aUserWithoutTheKeysOrCommandsRedeqNeedsGetsAClearError(String user, String password) {
+		try (Redeq redeq = Redeq.builder(clientAs(user, password)).prefix("shop").migratorEnabled(false).build()) {
 			assertThatExceptionOfType(RedeqException.class)
 				.isThrownBy(() -> redeq.client().schedule("mail", "x", Duration.ofMinutes(1)))
 				.withMessageContaining("Redis rejected schedule")

@@ -152,7 +152,9 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 		}
 		Validate.topic(topic);
 		Validate.id(topic, id);
-		Objects.requireNonNull(dueAt, "dueAt must not be null");
+		if (dueAt == null) {
+			throw new IllegalArgumentException("dueAt of job '" + id + "' in topic '" + topic + "' must not be null");
+		}
 		return reschedule(deferred, topic, id, null, dueAt);
 	}
 

@@ -1,5 +1,7 @@
 package io.redeq.spring.listener;
 
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CountDownLatch;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,7 +50,10 @@ class GracefulShutdownIntegrationTests {
 		public void handle(String payload, io.redeq.Delivery delivery) throws InterruptedException {
 			running.incrementAndGet();
 			try {
-				Thread.sleep(50); // the work itself; not a wait in the test
+				new CountDownLatch(1).await(50, TimeUnit.MILLISECONDS); // the work
+																		// itself; not a
+																		// wait in the
+																		// test
 				completions.computeIfAbsent(delivery.id(), (id) -> new AtomicInteger()).incrementAndGet();
 			}
 			finally {
