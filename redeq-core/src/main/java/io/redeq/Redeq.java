@@ -9,7 +9,6 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -29,6 +28,7 @@ import io.redeq.internal.Validate;
 import io.redeq.metrics.MicrometerJobEvents;
 import io.redeq.metrics.SnapshotRefresher;
 import io.redeq.migrator.Migrator;
+import io.redeq.redis.FormatUpgrade;
 import io.redeq.redis.JobQueries;
 import io.redeq.redis.KeySpace;
 import io.redeq.redis.RedisConnections;
@@ -158,6 +158,7 @@ public final class Redeq implements AutoCloseable {
 				this.connections.close();
 				throw new BucketCountMismatchException(this.options.prefix(), recorded, this.options.buckets());
 			}
+			new FormatUpgrade(this.store.keys(), this.store.scripts()).run();
 		}
 		catch (RedeqUnavailableException ex) {
 			logger.warn("redeq starts without Redis ({}); scheduling fails with RedeqUnavailableException and "
@@ -543,8 +544,11 @@ public final class Redeq implements AutoCloseable {
 
 		String instanceId() {
 			if (this.instanceId == null) {
+				// In containers every process may be pid 1: the random part alone must
+				// keep
+				// ids (and so claim tokens and lock owners) apart.
 				this.instanceId = ProcessHandle.current().pid() + "-"
-						+ Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36 * 36), 36);
+						+ java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 12);
 			}
 			return this.instanceId;
 		}
@@ -575,6 +579,7 @@ public final class Redeq implements AutoCloseable {
 				if (recorded == options.buckets()) {
 					return 0;
 				}
+				new FormatUpgrade(new KeySpace(options.prefix(), recorded), scripts).run();
 				long moved = new Resharder(new KeySpace(options.prefix(), recorded), target, scripts).moveAll();
 				queries.recordBucketCount(options.buckets());
 				return moved;

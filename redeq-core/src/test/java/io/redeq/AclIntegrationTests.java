@@ -45,10 +45,10 @@ class AclIntegrationTests {
 	static final String KEYS = "resetkeys ~shop:* ~{shop:* resetchannels &shop:*";
 
 	/** Every command redeq sends, and every command its scripts call. */
-	static final String COMMANDS = "-@all +hello +auth +ping +evalsha +eval +time +wait +hget +hgetall +hset +hsetnx "
-			+ "+hmget +hkeys +hscan +hdel +hexists +hincrby +zadd +zrem +zrange +zrangebyscore +zrevrange +zremrangebyscore "
-			+ "+zscore +zcard +set +get +del +exists +pexpire +rpush +lpush +lpop +blpop +ltrim +llen +lrange +publish "
-			+ "+subscribe +unsubscribe";
+	static final String COMMANDS = "-@all +hello +auth +ping +evalsha +eval +time +wait +hget +hgetall +hset +hsetnx +hmget +hkeys "
+			+ "+hscan +hlen +hdel +hexists +hincrby +zadd +zrem +zrange +zrangebyscore +zrevrange "
+			+ "+zremrangebyscore +zremrangebyrank +zpopmin +zscore +zcard +set +get +del +exists +pexpire +rpush "
+			+ "+lpop +blpop +ltrim +publish +subscribe +unsubscribe";
 
 	private final RedisServer server;
 
@@ -157,12 +157,13 @@ class AclIntegrationTests {
 	@ParameterizedTest(name = "{0}")
 	@CsvSource({ "no-buckets, other-secret", "no-scripts, third-secret" })
 	void aUserWithoutTheKeysOrCommandsRedeqNeedsGetsAClearError(String user, String password) {
-		try (Redeq redeq = Redeq.builder(clientAs(user, password)).prefix("shop").migratorEnabled(false).build()) {
-			assertThatExceptionOfType(RedeqException.class)
-				.isThrownBy(() -> redeq.client().schedule("mail", "x", Duration.ofMinutes(1)))
-				.withMessageContaining("Redis rejected schedule")
-				.withMessageContaining("NOPERM");
-		}
+		// Without the bucket keys the engine already fails to start (it looks for jobs of
+		// the first data format there); without EVAL it starts and schedule fails.
+		assertThatExceptionOfType(RedeqException.class).isThrownBy(() -> {
+			try (Redeq redeq = Redeq.builder(clientAs(user, password)).prefix("shop").migratorEnabled(false).build()) {
+				redeq.client().schedule("mail", "x", Duration.ofMinutes(1));
+			}
+		}).withMessageContaining("Redis rejected").withMessageContaining("NOPERM");
 	}
 
 }

@@ -129,7 +129,7 @@ class ClusterIntegrationTests {
 				// Asked of the node itself over a plain connection: a key it did not hold
 				// would be -MOVED.
 				long held = onNode(master,
-						(redis) -> buckets.stream().mapToLong((b) -> redis.hlen(keys.tag(b) + ":jobs")).sum());
+						(redis) -> buckets.stream().mapToLong((b) -> redis.hlen(keys.tag(b) + ":payload")).sum());
 				long calls = onNode(master, (redis) -> {
 					Matcher m = CALLS.matcher(redis.info("commandstats"));
 					long sum = 0;
@@ -168,9 +168,9 @@ class ClusterIntegrationTests {
 			int last = 15;
 			assertThat(masterPortOf(keys, 0)).isNotEqualTo(masterPortOf(keys, last));
 			try (StatefulRedisClusterConnection<String, String> connection = client.connect(StringCodec.UTF8)) {
-				connection.sync().rpush(keys.readyKey(last, "t"), "t:1");
+				connection.sync().zadd(keys.readyKey(last, "t"), 1, "t:1");
 				assertThat(store.anyReady("t")).isTrue();
-				connection.sync().rpush(keys.readyKey(0, "t"), "t:2");
+				connection.sync().zadd(keys.readyKey(0, "t"), 1, "t:2");
 				String[] all = new String[16];
 				for (int b = 0; b < 16; b++) {
 					all[b] = keys.readyKey(b, "t");

@@ -95,7 +95,7 @@ class CrashIntegrationTests {
 		List<String> ready = new ArrayList<>();
 		KeySpace keys = new KeySpace("redeq", 16);
 		for (int b = 0; b < 16; b++) {
-			ready.addAll(commands().lrange(keys.readyKey(b, "bulk"), 0, -1));
+			ready.addAll(commands().zrange(keys.readyKey(b, "bulk"), 0, -1));
 		}
 		assertThat(ready).hasSize(total).doesNotHaveDuplicates();
 	}

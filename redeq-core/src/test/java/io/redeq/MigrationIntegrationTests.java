@@ -174,7 +174,7 @@ class MigrationIntegrationTests {
 		try (StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
 			List<String> entries = new ArrayList<>();
 			for (int b = 0; b < buckets; b++) {
-				entries.addAll(connection.sync().lrange(keys.readyKey(b, topic), 0, -1));
+				entries.addAll(connection.sync().zrange(keys.readyKey(b, topic), 0, -1));
 			}
 			return entries;
 		}

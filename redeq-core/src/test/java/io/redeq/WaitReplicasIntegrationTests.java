@@ -39,7 +39,7 @@ class WaitReplicasIntegrationTests {
 					String jobKey = KeySpace.jobKey("t", id);
 					// Read from the replica right after schedule returned: WAIT made sure
 					// it is there.
-					assertThat(onReplica.sync().hget(keys.tag(keys.bucketOf(jobKey)) + ":jobs", jobKey)).as(id)
+					assertThat(onReplica.sync().hget(keys.tag(keys.bucketOf(jobKey)) + ":payload", jobKey)).as(id)
 						.isNotNull();
 				}
 				replica.stop();

@@ -22,8 +22,6 @@ import io.redeq.TopicStats;
  */
 public final class JobQueries {
 
-	private static final String[] STATES = { "D", "R", "I", "X" };
-
 	private final KeySpace keys;
 
 	private final ScriptRunner scripts;
@@ -37,38 +35,50 @@ public final class JobQueries {
 		return this.scripts.connections().commands();
 	}
 
+	/**
+	 * Exact counts over all buckets: per bucket the topic's pending and in-flight
+	 * counters and the sizes of its ready and dead sets, all pipelined.
+	 */
 	public TopicStats stats(String topic) {
 		RedisClusterAsyncCommands<String, String> commands = commands();
-		String[] fields = new String[STATES.length];
-		for (int i = 0; i < STATES.length; i++) {
-			fields[i] = topic + ":" + STATES[i];
+		record BucketReads(CompletionStage<List<KeyValue<String, String>>> counts, CompletionStage<Long> ready,
+				CompletionStage<Long> dead) {
 		}
-		List<CompletionStage<List<KeyValue<String, String>>>> replies = new ArrayList<>();
+		List<BucketReads> reads = new ArrayList<>();
 		for (int b = 0; b < this.keys.buckets(); b++) {
-			replies.add(commands.hmget(this.keys.countsKey(b), fields));
+			reads.add(new BucketReads(commands.hmget(this.keys.countKey(b), topic, topic + ":i"),
+					commands.zcard(this.keys.readyKey(b, topic)), commands.zcard(this.keys.deadKey(b, topic))));
 		}
-		long[] sums = new long[STATES.length];
-		for (CompletionStage<List<KeyValue<String, String>>> reply : replies) {
-			List<KeyValue<String, String>> values = this.scripts.await(reply, "stats of topic " + topic);
-			for (int i = 0; i < STATES.length; i++) {
-				sums[i] += values.get(i).optional().map(Long::parseLong).orElse(0L);
-			}
+		long delayed = 0;
+		long ready = 0;
+		long inFlight = 0;
+		long dead = 0;
+		String what = "stats of topic " + topic;
+		for (BucketReads read : reads) {
+			List<KeyValue<String, String>> counts = this.scripts.await(read.counts(), what);
+			long pending = counts.get(0).optional().map(Long::parseLong).orElse(0L);
+			long running = counts.get(1).optional().map(Long::parseLong).orElse(0L);
+			long readyHere = this.scripts.await(read.ready(), what);
+			delayed += pending - readyHere - running;
+			ready += readyHere;
+			inFlight += running;
+			dead += this.scripts.await(read.dead(), what);
 		}
-		return new TopicStats(topic, sums[0], sums[1], sums[2], sums[3]);
+		return new TopicStats(topic, delayed, ready, inFlight, dead);
 	}
 
+	/** Topics that have, or had, jobs: the fields of every bucket's count hash. */
 	public Set<String> topics() {
 		RedisClusterAsyncCommands<String, String> commands = commands();
 		List<CompletionStage<List<String>>> replies = new ArrayList<>();
 		for (int b = 0; b < this.keys.buckets(); b++) {
-			replies.add(commands.hkeys(this.keys.countsKey(b)));
+			replies.add(commands.hkeys(this.keys.countKey(b)));
 		}
 		Set<String> topics = new TreeSet<>();
 		for (CompletionStage<List<String>> reply : replies) {
 			for (String field : this.scripts.await(reply, "list topics")) {
-				int colon = field.lastIndexOf(':');
-				if (colon > 0) {
-					topics.add(field.substring(0, colon));
+				if (field.indexOf(':') < 0 && !field.startsWith("~")) {
+					topics.add(field);
 				}
 			}
 		}
@@ -92,24 +102,38 @@ public final class JobQueries {
 		}
 		entries.sort(Comparator.comparingLong(Entry::diedAt).reversed().thenComparing(Entry::jobKey));
 		List<Entry> page = entries.subList(Math.min(offset, entries.size()), Math.min(offset + limit, entries.size()));
-		List<CompletionStage<String>> records = new ArrayList<>();
-		List<CompletionStage<String>> errors = new ArrayList<>();
+		record JobReads(CompletionStage<String> payload, CompletionStage<String> attempt,
+				CompletionStage<String> error) {
+		}
+		List<JobReads> reads = new ArrayList<>();
 		for (Entry entry : page) {
-			records.add(commands.hget(this.keys.jobsKey(entry.bucket()), entry.jobKey()));
-			errors.add(commands.hget(this.keys.errorsKey(entry.bucket()), entry.jobKey()));
+			reads.add(new JobReads(commands.hget(this.keys.payloadKey(entry.bucket()), entry.jobKey()),
+					commands.hget(this.keys.attemptKey(entry.bucket()), entry.jobKey()),
+					commands.hget(this.keys.errorKey(entry.bucket()), entry.jobKey())));
 		}
 		List<DeadJob> dead = new ArrayList<>();
 		for (int i = 0; i < page.size(); i++) {
-			String record = this.scripts.await(records.get(i), "read dead job");
-			if (record == null) {
+			String payload = this.scripts.await(reads.get(i).payload(), "read dead job");
+			if (payload == null) {
 				continue; // purged or requeued meanwhile
 			}
-			StoredJob job = StoredJob.parse(page.get(i).jobKey(), record);
-			String error = this.scripts.await(errors.get(i), "read dead job error");
-			dead.add(new DeadJob(job.topic(), job.id(), job.payload(), job.attempts(), (error != null) ? error : "",
-					Instant.ofEpochMilli(page.get(i).diedAt())));
+			String attempt = this.scripts.await(reads.get(i).attempt(), "read dead job");
+			String error = this.scripts.await(reads.get(i).error(), "read dead job error");
+			String jobKey = page.get(i).jobKey();
+			dead.add(new DeadJob(topic, jobKey.substring(topic.length() + 1), payloadOf(payload), attemptsOf(attempt),
+					(error != null) ? error : "", Instant.ofEpochMilli(page.get(i).diedAt())));
 		}
 		return dead;
+	}
+
+	/** The payload part of a payload record ({@code <created>|<payload>}). */
+	static String payloadOf(String record) {
+		return record.substring(record.indexOf('|') + 1);
+	}
+
+	/** The attempts part of an attempt record ({@code <attempts>|...}), 0 if none. */
+	static int attemptsOf(String record) {
+		return (record != null) ? Integer.parseInt(record.substring(0, record.indexOf('|'))) : 0;
 	}
 
 	/**
@@ -120,7 +144,6 @@ public final class JobQueries {
 		RedisClusterAsyncCommands<String, String> commands = commands();
 		String meta = this.keys.metaKey();
 		this.scripts.await(commands.hsetnx(meta, "buckets", Integer.toString(buckets)), "record bucket count");
-		commands.hsetnx(meta, "format", "1");
 		Map<String, String> values = this.scripts.await(commands.hgetall(meta), "read bucket count");
 		return Integer.parseInt(values.get("buckets"));
 	}

@@ -42,8 +42,8 @@ public final class KeySpace {
 		for (int b = 0; b < buckets; b++) {
 			String tag = "{" + prefix + ":" + b + ":" + suffixFor(prefix, b, buckets) + "}";
 			this.tags[b] = tag;
-			this.bucketKeys[b] = new String[] { tag + ":jobs", tag + ":delayed", tag + ":inflight", tag + ":counts",
-					tag + ":dead", tag + ":errors", tag + ":lock" };
+			this.bucketKeys[b] = new String[] { tag + ":payload", tag + ":attempt", tag + ":due", tag + ":lease",
+					tag + ":died", tag + ":error", tag + ":count", tag + ":lock" };
 		}
 	}
 
@@ -72,33 +72,69 @@ public final class KeySpace {
 		return this.tags[bucket];
 	}
 
-	/** The fixed keys every job script gets, in the order the prelude expects. */
+	/**
+	 * The fixed keys every job script gets, in the order the prelude expects: payload,
+	 * attempt, due, lease, died, error, count, lock.
+	 */
 	String[] bucketKeys(int bucket) {
 		return this.bucketKeys[bucket];
 	}
 
+	/** READY jobs of a topic in a bucket: a zset by due time. */
 	public String readyKey(int bucket, String topic) {
-		return this.tags[bucket] + ":r:" + topic;
+		return this.tags[bucket] + ":ready:" + topic;
 	}
 
+	/** DEAD jobs of a topic in a bucket: a zset by the time they died. */
 	String deadKey(int bucket, String topic) {
-		return this.tags[bucket] + ":x:" + topic;
+		return this.tags[bucket] + ":dead:" + topic;
 	}
 
-	String jobsKey(int bucket) {
+	String payloadKey(int bucket) {
 		return this.bucketKeys[bucket][0];
 	}
 
-	String countsKey(int bucket) {
+	String attemptKey(int bucket) {
+		return this.bucketKeys[bucket][1];
+	}
+
+	String dueKey(int bucket) {
+		return this.bucketKeys[bucket][2];
+	}
+
+	String leaseKey(int bucket) {
 		return this.bucketKeys[bucket][3];
 	}
 
-	String errorsKey(int bucket) {
+	String diedKey(int bucket) {
+		return this.bucketKeys[bucket][4];
+	}
+
+	String errorKey(int bucket) {
 		return this.bucketKeys[bucket][5];
 	}
 
-	String lockKey(int bucket) {
+	String countKey(int bucket) {
 		return this.bucketKeys[bucket][6];
+	}
+
+	String lockKey(int bucket) {
+		return this.bucketKeys[bucket][7];
+	}
+
+	/**
+	 * The keys of redeq's first data format in a bucket (jobs, delayed, inflight, dead,
+	 * errors, counts), read once by {@link FormatUpgrade} and then deleted.
+	 */
+	String[] formatOneKeys(int bucket) {
+		String tag = this.tags[bucket];
+		return new String[] { tag + ":jobs", tag + ":delayed", tag + ":inflight", tag + ":dead", tag + ":errors",
+				tag + ":counts" };
+	}
+
+	/** Per-topic keys of the first format: the ready list and the dead zset. */
+	String[] formatOneTopicKeys(int bucket, String topic) {
+		return new String[] { this.tags[bucket] + ":r:" + topic, this.tags[bucket] + ":x:" + topic };
 	}
 
 	/** Bucket count and format version of this prefix. */
@@ -107,7 +143,7 @@ public final class KeySpace {
 	}
 
 	/** Live instances, for spreading bucket ownership. */
-	String instancesKey() {
+	public String instancesKey() {
 		return this.prefix + ":instances";
 	}
 

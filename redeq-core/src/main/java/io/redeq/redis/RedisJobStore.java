@@ -1,25 +1,43 @@
 package io.redeq.redis;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
+import io.redeq.RedeqException;
+
 /**
  * The one door to job state in Redis: a method per state change, each one Lua script on
- * one bucket's keys (so each is atomic and Cluster-safe). Reads that change nothing use
- * plain commands.
+ * one bucket's keys (so each is atomic and Cluster-safe). Every key a script touches is
+ * declared: the bucket's fixed keys and the ready and dead keys of each topic the script
+ * may meet (see {@code prelude.lua}).
  */
 public final class RedisJobStore {
+
+	/** Bounds the rounds in which a script asks for the keys of more topics. */
+	private static final int MAX_TOPIC_ROUNDS = 4;
 
 	private final KeySpace keys;
 
 	private final ScriptRunner scripts;
+
+	/**
+	 * Topics seen per bucket: a script that may meet jobs of any topic (migrate, inspect)
+	 * is sent with their keys declared; when it meets another topic it names it, before
+	 * writing anything, and is sent again.
+	 */
+	private final Map<Integer, Set<String>> topicsByBucket = new ConcurrentHashMap<>();
 
 	public RedisJobStore(KeySpace keys, ScriptRunner scripts) {
 		this.keys = keys;
@@ -38,49 +56,109 @@ public final class RedisJobStore {
 		return this.scripts.connections().commands();
 	}
 
-	private String[] args(int bucket, Object... rest) {
-		String[] args = new String[rest.length + 1];
-		args[0] = this.keys.tag(bucket);
-		for (int i = 0; i < rest.length; i++) {
-			args[i + 1] = String.valueOf(rest[i]);
+	/** The bucket's fixed keys followed by the ready and dead keys of each topic. */
+	private String[] keysFor(int bucket, Collection<String> topics) {
+		String[] fixed = this.keys.bucketKeys(bucket);
+		String[] all = new String[fixed.length + 2 * topics.size()];
+		System.arraycopy(fixed, 0, all, 0, fixed.length);
+		int i = fixed.length;
+		for (String topic : topics) {
+			all[i++] = this.keys.readyKey(bucket, topic);
+			all[i++] = this.keys.deadKey(bucket, topic);
 		}
-		return args;
+		return all;
+	}
+
+	private <T> CompletableFuture<T> runOn(LuaScript script, int bucket, Collection<String> topics, String... rest) {
+		String[] args = new String[rest.length + 1];
+		args[0] = String.join(",", topics);
+		System.arraycopy(rest, 0, args, 1, rest.length);
+		remember(bucket, topics);
+		return this.scripts.runAsync(script, keysFor(bucket, topics), args);
+	}
+
+	private <T> CompletableFuture<T> runOn(LuaScript script, int bucket, String topic, String... rest) {
+		return runOn(script, bucket, List.of(topic), rest);
+	}
+
+	private void remember(int bucket, Collection<String> topics) {
+		Set<String> known = this.topicsByBucket.computeIfAbsent(bucket, (b) -> ConcurrentHashMap.newKeySet());
+		known.addAll(topics);
+	}
+
+	/**
+	 * Runs a script that may meet jobs of topics not declared yet: when it answers
+	 * {@code topics, t1, t2, ...} (having written nothing), it is sent again with them.
+	 */
+	private List<Object> runWithAllTopics(LuaScript script, int bucket, String... rest) {
+		for (int round = 0; round < MAX_TOPIC_ROUNDS; round++) {
+			Set<String> topics = new LinkedHashSet<>(
+					this.topicsByBucket.computeIfAbsent(bucket, (b) -> ConcurrentHashMap.newKeySet()));
+			List<Object> reply = this.scripts.await(runOn(script, bucket, topics, rest), script.toString());
+			if (reply.isEmpty() || !"topics".equals(String.valueOf(reply.get(0)))) {
+				return reply;
+			}
+			List<String> missing = new ArrayList<>();
+			for (int i = 1; i < reply.size(); i++) {
+				missing.add(String.valueOf(reply.get(i)));
+			}
+			remember(bucket, missing);
+		}
+		throw new RedeqException(
+				"Script " + script + " on bucket " + bucket + " kept asking for more topics' keys after "
+						+ MAX_TOPIC_ROUNDS + " rounds; topics known there: " + this.topicsByBucket.get(bucket));
+	}
+
+	private static String[] strings(Object... values) {
+		String[] out = new String[values.length];
+		for (int i = 0; i < values.length; i++) {
+			out[i] = String.valueOf(values[i]);
+		}
+		return out;
 	}
 
 	// ---- producer side
 	// -------------------------------------------------------------------
 
 	/**
-	 * Writes jobs of one bucket in one atomic script; the outcomes come in request order.
+	 * Writes jobs of one bucket in one atomic script; the outcomes come in request order,
+	 * the one that became the bucket's earliest job marked.
 	 */
 	public CompletionStage<List<ScheduleOutcome>> schedule(int bucket, long capacityPerBucket,
 			List<ScheduleRequest> requests) {
+		Set<String> topics = new LinkedHashSet<>();
 		String[] args = new String[3 + requests.size() * 5];
-		args[0] = this.keys.tag(bucket);
-		args[1] = Long.toString(capacityPerBucket);
-		args[2] = Integer.toString(requests.size());
+		args[0] = Long.toString(capacityPerBucket);
+		args[1] = Integer.toString(requests.size());
+		args[2] = Integer.toString(this.keys.buckets());
 		int i = 3;
 		for (ScheduleRequest request : requests) {
+			topics.add(topicOf(request.jobKey()));
 			args[i++] = request.jobKey();
 			args[i++] = request.payload();
 			args[i++] = request.absolute() ? "at" : "in";
 			args[i++] = Long.toString(request.millis());
 			args[i++] = request.policyCode();
 		}
-		CompletionStage<List<Object>> reply = this.scripts.runAsync(Scripts.SCHEDULE, this.keys.bucketKeys(bucket),
-				args);
+		CompletionStage<List<Object>> reply = runOn(Scripts.SCHEDULE, bucket, topics, args);
 		return reply.thenApply((values) -> {
+			String earliest = String.valueOf(asLong(values.get(0)));
+			boolean marked = false;
 			List<ScheduleOutcome> outcomes = new ArrayList<>(requests.size());
-			for (int j = 0; j + 2 < values.size(); j += 3) {
-				outcomes.add(new ScheduleOutcome(String.valueOf(values.get(j)), String.valueOf(values.get(j + 1)),
-						asLong(values.get(j + 2)) == 1));
+			for (int j = 1; j + 1 < values.size(); j += 2) {
+				String status = String.valueOf(values.get(j));
+				String value = String.valueOf(values.get(j + 1));
+				boolean isEarliest = !marked && !"-1".equals(earliest) && earliest.equals(value)
+						&& ("new".equals(status) || "replaced".equals(status));
+				marked |= isEarliest;
+				outcomes.add(new ScheduleOutcome(status, value, isEarliest));
 			}
 			return outcomes;
 		});
 	}
 
 	public boolean cancel(int bucket, String jobKey) {
-		Long cancelled = this.scripts.run(Scripts.CANCEL, this.keys.bucketKeys(bucket), args(bucket, jobKey));
+		Long cancelled = this.scripts.await(runOn(Scripts.CANCEL, bucket, topicOf(jobKey), jobKey), "cancel " + jobKey);
 		return cancelled == 1;
 	}
 
@@ -88,8 +166,8 @@ public final class RedisJobStore {
 	 * Moves a waiting job's due time; returns the new due time, or empty if it could not.
 	 */
 	public Optional<ScheduleOutcome> reschedule(int bucket, String jobKey, boolean absolute, long millis) {
-		List<Object> reply = this.scripts.run(Scripts.RESCHEDULE, this.keys.bucketKeys(bucket),
-				args(bucket, jobKey, absolute ? "at" : "in", millis));
+		List<Object> reply = this.scripts.await(runOn(Scripts.RESCHEDULE, bucket, topicOf(jobKey), jobKey,
+				absolute ? "at" : "in", Long.toString(millis)), "reschedule " + jobKey);
 		if (asLong(reply.get(0)) != 1) {
 			return Optional.empty();
 		}
@@ -97,8 +175,14 @@ public final class RedisJobStore {
 	}
 
 	public Optional<StoredJob> find(int bucket, String jobKey) {
-		String record = this.scripts.await(commands().hget(this.keys.jobsKey(bucket), jobKey), "find " + jobKey);
-		return Optional.ofNullable(record).map((value) -> StoredJob.parse(jobKey, value));
+		List<Object> reply = this.scripts.await(runOn(Scripts.FIND, bucket, topicOf(jobKey), jobKey), "find " + jobKey);
+		if (reply.isEmpty()) {
+			return Optional.empty();
+		}
+		String topic = topicOf(jobKey);
+		return Optional.of(new StoredJob(topic, jobKey.substring(topic.length() + 1),
+				StoredJob.stateOf(String.valueOf(reply.get(0)).charAt(0)), (int) asLong(reply.get(3)),
+				asLong(reply.get(1)), asLong(reply.get(2)), String.valueOf(reply.get(4))));
 	}
 
 	// ---- migrator
@@ -111,7 +195,7 @@ public final class RedisJobStore {
 	}
 
 	public boolean unlock(int bucket, String owner) {
-		Long released = this.scripts.run(Scripts.UNLOCK, this.keys.bucketKeys(bucket), args(bucket, owner));
+		Long released = this.scripts.await(runOn(Scripts.UNLOCK, bucket, List.of(), owner), "unlock bucket");
 		return released == 1;
 	}
 
@@ -122,8 +206,8 @@ public final class RedisJobStore {
 	 */
 	public MigrateResult migrate(int bucket, int batchSize, boolean sweep, String lockOwner, long lockTtlMillis,
 			long deadRetentionMillis) {
-		List<Object> reply = this.scripts.run(Scripts.MIGRATE, this.keys.bucketKeys(bucket), args(bucket, batchSize,
-				sweep ? lockOwner : "", lockTtlMillis, sweep ? deadRetentionMillis : 0, sweep ? 1 : 0));
+		List<Object> reply = runWithAllTopics(Scripts.MIGRATE, bucket, strings(batchSize, sweep ? lockOwner : "",
+				lockTtlMillis, sweep ? deadRetentionMillis : 0, sweep ? 1 : 0));
 		Map<String, Integer> readyByTopic = new LinkedHashMap<>();
 		for (int i = 6; i + 1 < reply.size(); i += 2) {
 			readyByTopic.put(String.valueOf(reply.get(i)), (int) asLong(reply.get(i + 1)));
@@ -151,11 +235,10 @@ public final class RedisJobStore {
 		for (int[] group : groups) {
 			String[] keys = new String[group.length * 4];
 			for (int i = 0; i < group.length; i++) {
-				String[] bucketKeys = this.keys.bucketKeys(group[i]);
-				keys[i * 4] = bucketKeys[1];
-				keys[i * 4 + 1] = bucketKeys[2];
-				keys[i * 4 + 2] = bucketKeys[4];
-				keys[i * 4 + 3] = bucketKeys[6];
+				keys[i * 4] = this.keys.dueKey(group[i]);
+				keys[i * 4 + 1] = this.keys.leaseKey(group[i]);
+				keys[i * 4 + 2] = this.keys.diedKey(group[i]);
+				keys[i * 4 + 3] = this.keys.lockKey(group[i]);
 			}
 			replies.add(this.scripts.runAsync(Scripts.PEEK, keys, owner, Long.toString(lockTtlMillis)));
 		}
@@ -200,23 +283,23 @@ public final class RedisJobStore {
 	// -------------------------------------------------------------------
 
 	/**
-	 * Whether any bucket has a ready list for the topic: one EXISTS over all of them
+	 * Whether any bucket has READY jobs of the topic: one EXISTS over all its ready sets
 	 * (Lettuce splits it per slot in a cluster), so an idle consumer's safety check costs
 	 * one command, not one per bucket.
 	 */
 	public boolean anyReady(String topic) {
-		String[] lists = new String[this.keys.buckets()];
-		for (int b = 0; b < lists.length; b++) {
-			lists[b] = this.keys.readyKey(b, topic);
+		String[] sets = new String[this.keys.buckets()];
+		for (int b = 0; b < sets.length; b++) {
+			sets[b] = this.keys.readyKey(b, topic);
 		}
-		Long existing = this.scripts.await(commands().exists(lists), "look for ready jobs of " + topic);
+		Long existing = this.scripts.await(commands().exists(sets), "look for ready jobs of " + topic);
 		return existing != null && existing > 0;
 	}
 
 	public CompletionStage<ClaimResult> claim(int bucket, String topic, int max, long leaseMillis, String token,
 			int maxAttempts) {
-		CompletionStage<List<Object>> reply = this.scripts.runAsync(Scripts.CLAIM, this.keys.bucketKeys(bucket),
-				args(bucket, topic, max, leaseMillis, token, maxAttempts));
+		CompletionStage<List<Object>> reply = runOn(Scripts.CLAIM, bucket, topic,
+				strings(max, leaseMillis, token, maxAttempts));
 		return reply.thenApply((values) -> {
 			List<ClaimedJob> jobs = new ArrayList<>();
 			for (int i = 2; i + 4 < values.size(); i += 5) {
@@ -233,15 +316,13 @@ public final class RedisJobStore {
 	 * Completes jobs of one bucket; returns, per job, whether the claim was still ours.
 	 */
 	public CompletionStage<List<Boolean>> completeAll(int bucket, List<ClaimedJob> jobs) {
-		String[] args = new String[1 + jobs.size() * 2];
-		args[0] = this.keys.tag(bucket);
-		int i = 1;
+		String[] args = new String[jobs.size() * 2];
+		int i = 0;
 		for (ClaimedJob job : jobs) {
 			args[i++] = job.jobKey();
 			args[i++] = job.token();
 		}
-		CompletionStage<List<Object>> reply = this.scripts.runAsync(Scripts.COMPLETE, this.keys.bucketKeys(bucket),
-				args);
+		CompletionStage<List<Object>> reply = runOn(Scripts.COMPLETE, bucket, topicsOf(jobs), args);
 		return reply.thenApply((values) -> values.stream().map((v) -> asLong(v) == 1).toList());
 	}
 
@@ -250,8 +331,8 @@ public final class RedisJobStore {
 	 * was lost.
 	 */
 	public CompletionStage<Optional<ScheduleOutcome>> retry(ClaimedJob job, long backoffMillis, String error) {
-		CompletionStage<List<Object>> reply = this.scripts.runAsync(Scripts.RETRY, this.keys.bucketKeys(job.bucket()),
-				args(job.bucket(), job.jobKey(), job.token(), backoffMillis, error));
+		CompletionStage<List<Object>> reply = runOn(Scripts.RETRY, job.bucket(), job.topic(), job.jobKey(), job.token(),
+				Long.toString(backoffMillis), error);
 		return reply.thenApply((values) -> (asLong(values.get(0)) == 1)
 				? Optional.of(new ScheduleOutcome("retry", String.valueOf(values.get(1)), asLong(values.get(2)) == 1))
 				: Optional.empty());
@@ -259,8 +340,7 @@ public final class RedisJobStore {
 
 	/** Moves a job to DEAD; returns the time it died, or 0 if the claim was lost. */
 	public CompletionStage<Long> bury(ClaimedJob job, String reason) {
-		return this.scripts.runAsync(Scripts.BURY, this.keys.bucketKeys(job.bucket()),
-				args(job.bucket(), job.jobKey(), job.token(), reason));
+		return runOn(Scripts.BURY, job.bucket(), job.topic(), job.jobKey(), job.token(), reason);
 	}
 
 	/**
@@ -268,15 +348,14 @@ public final class RedisJobStore {
 	 * still ours.
 	 */
 	public CompletionStage<List<Boolean>> extend(int bucket, long leaseMillis, List<ClaimedJob> jobs) {
-		String[] args = new String[2 + jobs.size() * 2];
-		args[0] = this.keys.tag(bucket);
-		args[1] = Long.toString(leaseMillis);
-		int i = 2;
+		String[] args = new String[1 + jobs.size() * 2];
+		args[0] = Long.toString(leaseMillis);
+		int i = 1;
 		for (ClaimedJob job : jobs) {
 			args[i++] = job.jobKey();
 			args[i++] = job.token();
 		}
-		CompletionStage<List<Object>> reply = this.scripts.runAsync(Scripts.EXTEND, this.keys.bucketKeys(bucket), args);
+		CompletionStage<List<Object>> reply = runOn(Scripts.EXTEND, bucket, topicsOf(jobs), args);
 		return reply.thenApply((values) -> values.stream().map((v) -> asLong(v) == 1).toList());
 	}
 
@@ -285,15 +364,25 @@ public final class RedisJobStore {
 	 * still ours.
 	 */
 	public long release(int bucket, List<ClaimedJob> jobs, boolean refundAttempt) {
-		String[] args = new String[1 + jobs.size() * 3];
-		args[0] = this.keys.tag(bucket);
-		int i = 1;
+		String[] args = new String[jobs.size() * 3];
+		int i = 0;
 		for (ClaimedJob job : jobs) {
 			args[i++] = job.jobKey();
 			args[i++] = job.token();
 			args[i++] = refundAttempt ? "1" : "0";
 		}
-		Long released = this.scripts.run(Scripts.RELEASE, this.keys.bucketKeys(bucket), args);
+		Long released = this.scripts.await(runOn(Scripts.RELEASE, bucket, topicsOf(jobs), args),
+				"release " + jobs.size() + " jobs");
+		return released;
+	}
+
+	/**
+	 * Hands back, with their attempts, the jobs a claim took whose reply never arrived;
+	 * returns how many.
+	 */
+	public long releaseClaim(int bucket, String topic, String token) {
+		Long released = this.scripts.await(runOn(Scripts.RELEASE_CLAIM, bucket, topic, token),
+				"hand back the jobs of a lost claim on topic " + topic);
 		return released;
 	}
 
@@ -302,20 +391,51 @@ public final class RedisJobStore {
 
 	/** A read-only look at one bucket, for metrics and health. */
 	public CompletionStage<BucketInspection> inspect(int bucket) {
-		CompletionStage<List<Object>> reply = this.scripts.runAsync(Scripts.INSPECT, this.keys.bucketKeys(bucket),
-				this.keys.tag(bucket));
-		return reply.thenApply(BucketInspection::of);
+		return inspect(bucket, 0);
+	}
+
+	private CompletionStage<BucketInspection> inspect(int bucket, int round) {
+		Set<String> topics = new LinkedHashSet<>(
+				this.topicsByBucket.computeIfAbsent(bucket, (b) -> ConcurrentHashMap.newKeySet()));
+		CompletionStage<List<Object>> reply = runOn(Scripts.INSPECT, bucket, topics);
+		return reply.thenCompose((values) -> {
+			if (values.isEmpty() || !"topics".equals(String.valueOf(values.get(0)))) {
+				return CompletableFuture.completedFuture(BucketInspection.of(values));
+			}
+			if (round + 1 >= MAX_TOPIC_ROUNDS) {
+				return CompletableFuture.failedFuture(new RedeqException("Inspecting bucket " + bucket
+						+ " kept asking for more topics' keys; topics known there: " + topics));
+			}
+			remember(bucket, values.subList(1, values.size()).stream().map(String::valueOf).toList());
+			return inspect(bucket, round + 1);
+		});
 	}
 
 	public long requeueDead(int bucket, String topic, String jobKey, int max) {
-		Long moved = this.scripts.run(Scripts.REQUEUE_DEAD, this.keys.bucketKeys(bucket),
-				args(bucket, topic, max, jobKey));
+		Long moved = this.scripts.await(runOn(Scripts.REQUEUE_DEAD, bucket, topic, Integer.toString(max), jobKey),
+				"requeue dead jobs of " + topic);
 		return moved;
 	}
 
 	public long purgeDead(int bucket, String topic, int max) {
-		Long purged = this.scripts.run(Scripts.PURGE_DEAD, this.keys.bucketKeys(bucket), args(bucket, topic, max));
+		Long purged = this.scripts.await(runOn(Scripts.PURGE_DEAD, bucket, topic, Integer.toString(max)),
+				"purge dead jobs of " + topic);
 		return purged;
+	}
+
+	// ---- helpers
+	// -------------------------------------------------------------------------
+
+	static String topicOf(String jobKey) {
+		return jobKey.substring(0, jobKey.indexOf(':'));
+	}
+
+	private static Set<String> topicsOf(List<ClaimedJob> jobs) {
+		Set<String> topics = new LinkedHashSet<>();
+		for (ClaimedJob job : jobs) {
+			topics.add(job.topic());
+		}
+		return topics;
 	}
 
 	static long asLong(Object value) {

@@ -2,8 +2,6 @@ package io.redeq.redis;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 
 import io.lettuce.core.MapScanCursor;
 import io.lettuce.core.ScanArgs;
@@ -15,9 +13,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Moves every job from one bucket count to another. A job crosses hash slots, so it
  * cannot move in one script: each is copied into its new bucket first and removed from
- * its old one second, both idempotent, so an interrupted reshard loses nothing and can
- * run again. Meant to run while no instance runs (the engine refuses to start on a
- * mismatched count, which enforces it).
+ * its old one second (only if it is still the job that was copied, in the same state),
+ * both idempotent, so an interrupted reshard loses nothing and can run again. Meant to
+ * run while no instance runs (the engine refuses to start on a mismatched count, which
+ * enforces it).
  */
 public final class Resharder {
 
@@ -35,8 +34,21 @@ public final class Resharder {
 		this.scripts = scripts;
 	}
 
-	/** Moves every job that belongs to another bucket now; returns how many moved. */
+	/**
+	 * Moves every job that belongs to another bucket now; returns how many moved. Refuses
+	 * while an instance of the prefix still runs its migrator (it would go on working on
+	 * the old layout), and first records the new bucket count in every bucket, so that an
+	 * instance still on the old layout without a migrator (a producer) gets a clear error
+	 * from {@code schedule} instead of writing jobs into a bucket nobody reads any more.
+	 */
 	public long moveAll() {
+		refuseWhileInstancesRun();
+		for (int b = 0; b < this.from.buckets(); b++) {
+			markLayout(this.from, b);
+		}
+		for (int b = 0; b < this.to.buckets(); b++) {
+			markLayout(this.to, b);
+		}
 		long moved = 0;
 		for (int b = 0; b < this.from.buckets(); b++) {
 			moved += moveBucket(b);
@@ -49,15 +61,53 @@ public final class Resharder {
 		return moved;
 	}
 
+	private void refuseWhileInstancesRun() {
+		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
+		List<String> time = this.scripts.await(commands.time(), "read the Redis clock");
+		long now = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+		List<String> live = this.scripts.await(
+				commands.zrangebyscore(this.from.instancesKey(),
+						io.lettuce.core.Range.create((double) now, Double.POSITIVE_INFINITY)),
+				"list running instances");
+		if (!live.isEmpty()) {
+			throw new IllegalStateException("Cannot reshard prefix '" + this.from.prefix() + "' while " + live.size()
+					+ " instance(s) run on it (" + String.join(", ", live)
+					+ "); stop every instance first, then reshard, then start them with redeq.buckets="
+					+ this.to.buckets());
+		}
+	}
+
+	private boolean isReused(int bucket) {
+		String tag = this.from.tag(bucket);
+		for (int b = 0; b < this.to.buckets(); b++) {
+			if (this.to.tag(b).equals(tag)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Records the new layout's bucket count in a bucket, so that the schedule script
+	 * refuses jobs from an instance still on the old one.
+	 */
+	private void markLayout(KeySpace space, int bucket) {
+		this.scripts.await(
+				this.scripts.connections()
+					.commands()
+					.hset(space.countKey(bucket), "~buckets", Integer.toString(this.to.buckets())),
+				"record the new layout");
+	}
+
 	private long moveBucket(int bucket) {
 		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
 		long moved = 0;
 		ScanCursor cursor = ScanCursor.INITIAL;
 		do {
-			MapScanCursor<String, String> page = this.scripts
-				.await(commands.hscan(this.from.jobsKey(bucket), cursor, ScanArgs.Builder.limit(500)), "reshard scan");
-			for (Map.Entry<String, String> job : page.getMap().entrySet()) {
-				if (move(bucket, job.getKey(), job.getValue())) {
+			MapScanCursor<String, String> page = this.scripts.await(
+					commands.hscan(this.from.payloadKey(bucket), cursor, ScanArgs.Builder.limit(500)), "reshard scan");
+			for (String jobKey : new ArrayList<>(page.getMap().keySet())) {
+				if (move(bucket, jobKey)) {
 					moved++;
 				}
 			}
@@ -67,46 +117,80 @@ public final class Resharder {
 		return moved;
 	}
 
-	private boolean move(int bucket, String jobKey, String record) {
+	private boolean move(int bucket, String jobKey) {
 		int target = this.to.bucketOf(jobKey);
 		if (this.to.tag(target).equals(this.from.tag(bucket))) {
 			return false; // same bucket in both layouts
 		}
+		String topic = RedisJobStore.topicOf(jobKey);
 		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
-		String error = this.scripts.await(commands.hget(this.from.errorsKey(bucket), jobKey), "reshard read");
-		Double diedAt = this.scripts.await(commands.zscore(this.from.bucketKeys(bucket)[4], jobKey), "reshard read");
-		this.scripts.run(Scripts.RESHARD_IMPORT, this.to.bucketKeys(target), this.to.tag(target), jobKey, record,
-				(error != null) ? error : "", Long.toString((diedAt != null) ? diedAt.longValue() : 0));
-		this.scripts.run(Scripts.RESHARD_REMOVE, this.from.bucketKeys(bucket), this.from.tag(bucket), jobKey, record);
+		String payload = this.scripts.await(commands.hget(this.from.payloadKey(bucket), jobKey), "reshard read");
+		if (payload == null) {
+			return false; // finished meanwhile
+		}
+		String attempt = this.scripts.await(commands.hget(this.from.attemptKey(bucket), jobKey), "reshard read");
+		String error = this.scripts.await(commands.hget(this.from.errorKey(bucket), jobKey), "reshard read");
+		String[] state = stateOf(bucket, topic, jobKey);
+		if (state == null) {
+			return false;
+		}
+		String[] importKeys = keys(this.to, target, topic);
+		this.scripts.run(Scripts.RESHARD_IMPORT, importKeys, topic, jobKey, payload, (attempt != null) ? attempt : "",
+				(error != null) ? error : "", state[0], state[1]);
+		this.scripts.run(Scripts.RESHARD_REMOVE, keys(this.from, bucket, topic), topic, jobKey, payload, state[0]);
 		return true;
 	}
 
-	/**
-	 * Deletes an old bucket's keys when the new layout does not use its tag (they are
-	 * empty now).
-	 */
-	private void dropIfUnused(int bucket) {
-		String tag = this.from.tag(bucket);
-		for (int b = 0; b < this.to.buckets(); b++) {
-			if (this.to.tag(b).equals(tag)) {
-				return;
+	/** The state code and the score of a job in that state's index, or null. */
+	private String[] stateOf(int bucket, String topic, String jobKey) {
+		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
+		String[][] indexes = { { "D", this.from.dueKey(bucket) }, { "R", this.from.readyKey(bucket, topic) },
+				{ "I", this.from.leaseKey(bucket) }, { "X", this.from.diedKey(bucket) } };
+		for (String[] index : indexes) {
+			Double score = this.scripts.await(commands.zscore(index[1], jobKey), "reshard read");
+			if (score != null) {
+				return new String[] { index[0], Long.toString(score.longValue()) };
 			}
 		}
+		return null;
+	}
+
+	private static String[] keys(KeySpace space, int bucket, String topic) {
+		String[] fixed = space.bucketKeys(bucket);
+		String[] all = java.util.Arrays.copyOf(fixed, fixed.length + 2);
+		all[fixed.length] = space.readyKey(bucket, topic);
+		all[fixed.length + 1] = space.deadKey(bucket, topic);
+		return all;
+	}
+
+	/**
+	 * Deletes an old bucket's keys when the new layout does not use its tag and nothing
+	 * is left in it.
+	 */
+	private void dropIfUnused(int bucket) {
+		if (isReused(bucket)) {
+			return;
+		}
 		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
-		Set<String> topics = new java.util.TreeSet<>();
-		for (String field : this.scripts.await(commands.hkeys(this.from.countsKey(bucket)), "reshard topics")) {
-			topics.add(field.substring(0, field.lastIndexOf(':')));
+		Long left = this.scripts.await(commands.hlen(this.from.payloadKey(bucket)), "reshard cleanup");
+		if (left != null && left > 0) {
+			logger.warn("Bucket {} of the old layout still holds {} jobs after the reshard; run it again",
+					this.from.tag(bucket), left);
+			return;
 		}
-		List<String> keys = new ArrayList<>(List.of(this.from.bucketKeys(bucket)));
-		for (String topic : topics) {
-			keys.add(this.from.readyKey(bucket, topic));
-			keys.add(this.from.deadKey(bucket, topic));
+		List<String> topics = this.scripts.await(commands.hkeys(this.from.countKey(bucket)), "reshard topics");
+		java.util.List<String> doomed = new java.util.ArrayList<>(List.of(this.from.bucketKeys(bucket)));
+		for (String field : topics) {
+			if (field.indexOf(':') < 0 && !field.startsWith("~")) {
+				doomed.add(this.from.readyKey(bucket, field));
+				doomed.add(this.from.deadKey(bucket, field));
+			}
 		}
-		// One DEL per key: they share a slot, but a cluster client routes multi-key DEL
-		// per slot anyway.
-		for (String key : keys) {
+		for (String key : doomed) {
 			this.scripts.await(commands.del(key), "reshard cleanup");
 		}
+		// The one field left: an old-layout producer still gets its error.
+		markLayout(this.from, bucket);
 	}
 
 }

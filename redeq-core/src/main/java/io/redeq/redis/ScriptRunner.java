@@ -24,6 +24,8 @@ import io.redeq.RedeqUnavailableException;
  */
 public final class ScriptRunner {
 
+	private static final long TRY_AGAIN_PAUSE_MILLIS = 20;
+
 	private final RedisConnections connections;
 
 	private final Duration timeout;
@@ -48,8 +50,13 @@ public final class ScriptRunner {
 	 * caller's back later.
 	 */
 	<T> CompletableFuture<T> runAsync(LuaScript script, String[] keys, String... args) {
-		RedisClusterAsyncCommands<String, String> commands = this.connections.commands();
 		CompletableFuture<T> result = new CompletableFuture<>();
+		send(script, keys, args, result);
+		return result.orTimeout(this.timeout.toMillis(), TimeUnit.MILLISECONDS);
+	}
+
+	private <T> void send(LuaScript script, String[] keys, String[] args, CompletableFuture<T> result) {
+		RedisClusterAsyncCommands<String, String> commands = this.connections.commands();
 		RedisFuture<T> bySha = commands.evalsha(script.sha(), script.output(), keys, args);
 		cancelWith(result, bySha);
 		bySha.whenComplete((value, ex) -> {
@@ -59,13 +66,34 @@ public final class ScriptRunner {
 			else if (isNoScript(ex) && !result.isDone()) {
 				RedisFuture<T> bySource = commands.eval(script.source(), script.output(), keys, args);
 				cancelWith(result, bySource);
-				bySource.whenComplete((retried, failure) -> complete(result, retried, failure));
+				bySource.whenComplete((retried, failure) -> {
+					if (failure != null && isTryAgain(failure)) {
+						sendLater(script, keys, args, result);
+					}
+					else {
+						complete(result, retried, failure);
+					}
+				});
+			}
+			else if (isTryAgain(ex)) {
+				sendLater(script, keys, args, result);
 			}
 			else {
 				result.completeExceptionally(ex);
 			}
 		});
-		return result.orTimeout(this.timeout.toMillis(), TimeUnit.MILLISECONDS);
+	}
+
+	/**
+	 * A Redis Cluster slot in migration refuses a script whose declared keys are split
+	 * between its two nodes with TRYAGAIN, before the script runs; the slot settles
+	 * within moments, so the script is sent again until the command timeout.
+	 */
+	private <T> void sendLater(LuaScript script, String[] keys, String[] args, CompletableFuture<T> result) {
+		if (!result.isDone()) {
+			CompletableFuture.delayedExecutor(TRY_AGAIN_PAUSE_MILLIS, TimeUnit.MILLISECONDS)
+				.execute(() -> send(script, keys, args, result));
+		}
 	}
 
 	private static <T> void cancelWith(CompletableFuture<T> result, RedisFuture<T> command) {
@@ -142,6 +170,11 @@ public final class ScriptRunner {
 			current = current.getCause();
 		}
 		return current;
+	}
+
+	private static boolean isTryAgain(Throwable ex) {
+		Throwable cause = unwrap(ex);
+		return cause.getMessage() != null && cause.getMessage().startsWith("TRYAGAIN");
 	}
 
 	private static boolean isNoScript(Throwable ex) {

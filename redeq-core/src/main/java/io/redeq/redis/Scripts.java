@@ -23,9 +23,13 @@ final class Scripts {
 
 	static final LuaScript RELEASE = LuaScript.job("release", ScriptOutputType.INTEGER);
 
+	static final LuaScript RELEASE_CLAIM = LuaScript.job("release-claim", ScriptOutputType.INTEGER);
+
 	static final LuaScript CANCEL = LuaScript.job("cancel", ScriptOutputType.INTEGER);
 
 	static final LuaScript RESCHEDULE = LuaScript.job("reschedule", ScriptOutputType.MULTI);
+
+	static final LuaScript FIND = LuaScript.job("find", ScriptOutputType.MULTI);
 
 	static final LuaScript REQUEUE_DEAD = LuaScript.job("requeue-dead", ScriptOutputType.INTEGER);
 
@@ -36,6 +40,8 @@ final class Scripts {
 	static final LuaScript RESHARD_IMPORT = LuaScript.job("reshard-import", ScriptOutputType.INTEGER);
 
 	static final LuaScript RESHARD_REMOVE = LuaScript.job("reshard-remove", ScriptOutputType.INTEGER);
+
+	static final LuaScript UPGRADE_V1 = LuaScript.job("upgrade-v1", ScriptOutputType.INTEGER);
 
 	static final LuaScript INSPECT = LuaScript.job("inspect", ScriptOutputType.MULTI);
 

@@ -6,9 +6,7 @@ import io.redeq.JobInfo;
 import io.redeq.JobState;
 
 /**
- * A job record as stored in its bucket's jobs hash, read back on the Java side. The
- * format is the one the scripts' prelude writes:
- * {@code state|attempts|created|due|token|payload}.
+ * A job as the find script read it from its bucket.
  *
  * @param topic the topic
  * @param id the id
@@ -20,16 +18,6 @@ import io.redeq.JobState;
  */
 public record StoredJob(String topic, String id, JobState state, int attempts, long createdAt, long dueAt,
 		String payload) {
-
-	static StoredJob parse(String jobKey, String record) {
-		int colon = jobKey.indexOf(':');
-		String[] parts = record.split("\\|", 6);
-		if (colon < 0 || parts.length < 6) {
-			throw new IllegalStateException("Unreadable redeq job record for " + jobKey);
-		}
-		return new StoredJob(jobKey.substring(0, colon), jobKey.substring(colon + 1), stateOf(parts[0].charAt(0)),
-				Integer.parseInt(parts[1]), Long.parseLong(parts[2]), Long.parseLong(parts[3]), parts[5]);
-	}
 
 	static JobState stateOf(char code) {
 		return switch (code) {

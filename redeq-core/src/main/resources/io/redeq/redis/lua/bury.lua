@@ -1,13 +1,18 @@
 -- bury: moves an in-flight job to DEAD with the reason, if the claim token still matches.
--- KEYS: the fixed bucket keys (see prelude)
--- ARGV[1] tag, ARGV[2] jobKey, ARGV[3] claim token, ARGV[4] reason
+-- KEYS: the bucket keys with the job's topic's ready and dead keys (see prelude)
+-- ARGV[1] topic, ARGV[2] jobKey, ARGV[3] claim token, ARGV[4] reason
 -- Returns: the time it died (ms), or 0 if the claim was lost
 local job_key, token = ARGV[2], ARGV[3]
-local rec = redis.call('HGET', K_JOBS, job_key)
-if not rec then return 0 end
-local j = parse(rec)
-if j.state ~= 'I' or j.token ~= token then return 0 end
+local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
+if token == '' or a.token ~= token or not redis.call('ZSCORE', K_LEASE, job_key) then
+  return 0
+end
 local now = now_ms()
-redis.call('ZREM', K_INFLIGHT, job_key)
-bury(job_key, j, topic_of(job_key), now, ARGV[4])
+local topic = topic_of(job_key)
+a.token = ''
+redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))
+redis.call('ZREM', K_LEASE, job_key)
+bury(job_key, topic, now, ARGV[4])
+count(topic .. ':i', -1)
+flush_counts()
 return now

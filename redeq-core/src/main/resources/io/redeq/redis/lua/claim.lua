@@ -1,51 +1,54 @@
--- claim: takes up to n READY jobs of one topic from one bucket and puts each IN_FLIGHT under a
--- lease, in the same step, so no job is ever out of Redis's sight. A job whose attempts are used
--- up (its last lease expired) goes to DEAD instead of being delivered again.
--- KEYS: the fixed bucket keys (see prelude)
--- ARGV[1] tag, ARGV[2] topic, ARGV[3] n, ARGV[4] lease ms, ARGV[5] claim token, ARGV[6] max attempts
--- Returns: now, entries left in the ready list, then per claimed job 5 values:
+-- claim: takes up to n READY jobs of one topic from one bucket (lowest due first) and puts each
+-- IN_FLIGHT under a lease, in the same step, so no job is ever out of Redis's sight. A job whose
+-- attempts are used up (its last lease expired) goes to DEAD instead of being delivered again.
+-- KEYS: the bucket keys with the topic's ready and dead keys (see prelude)
+-- ARGV[1] topic, ARGV[2] n, ARGV[3] lease ms, ARGV[4] claim token, ARGV[5] max attempts
+-- Returns: now, READY jobs left in this bucket, then per claimed job 5 values:
 --   jobKey, attempt, created ms, due ms, payload
-local topic = ARGV[2]
-local n = tonumber(ARGV[3])
-local lease = tonumber(ARGV[4])
-local token = ARGV[5]
-local max_attempts = tonumber(ARGV[6])
-local list = ready_key(topic)
+local topic = ARGV[1]
+local n = tonumber(ARGV[2])
+local lease = tonumber(ARGV[3])
+local token = ARGV[4]
+local max_attempts = tonumber(ARGV[5])
+local ready = ready_key(topic)
 local now = now_ms()
 local out = { now, 0 }
+local leases = {}
 local claimed = 0
--- Stale entries (cancelled or replaced jobs) are skipped; bound the pops so one call stays short.
-local budget = n * 4 + 16
+local budget = n + 64 -- jobs buried on the way do not count; bound the call all the same
 while claimed < n and budget > 0 do
-  local keys = redis.call('LPOP', list, math.min(n - claimed, budget))
-  if not keys or #keys == 0 then break end
-  budget = budget - #keys
-  for _, job_key in ipairs(keys) do
-    local rec = redis.call('HGET', K_JOBS, job_key)
-    if rec then
-      local j = parse(rec)
-      if j.state == 'R' then
-        if j.attempts >= max_attempts then
-          local why = redis.call('HGET', K_ERRORS, job_key) or 'attempts used up'
-          bury(job_key, j, topic, now, why)
-        else
-          count(topic, 'R', -1)
-          j.state = 'I'
-          j.attempts = j.attempts + 1
-          j.token = token
-          redis.call('HSET', K_JOBS, job_key, format(j))
-          redis.call('ZADD', K_INFLIGHT, now + lease, job_key)
-          count(topic, 'I', 1)
-          claimed = claimed + 1
-          out[#out + 1] = job_key
-          out[#out + 1] = j.attempts
-          out[#out + 1] = j.created
-          out[#out + 1] = j.due
-          out[#out + 1] = j.payload
-        end
-      end
+  local popped = redis.call('ZPOPMIN', ready, math.min(n - claimed, budget))
+  if #popped == 0 then break end
+  budget = budget - #popped / 2
+  for i = 1, #popped, 2 do
+    local job_key, due = popped[i], tonumber(popped[i + 1])
+    local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
+    local rec = redis.call('HGET', K_PAYLOAD, job_key)
+    if a.attempts >= max_attempts then
+      bury(job_key, topic, now, redis.call('HGET', K_ERROR, job_key) or 'attempts used up')
+    elseif rec then
+      a.attempts = a.attempts + 1
+      a.due = due
+      a.token = token
+      redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))
+      leases[#leases + 1] = now + lease
+      leases[#leases + 1] = job_key
+      claimed = claimed + 1
+      local created, payload = string.match(rec, '^(%d+)[^|]*|(.*)$')
+      out[#out + 1] = job_key
+      out[#out + 1] = a.attempts
+      out[#out + 1] = tonumber(created)
+      out[#out + 1] = due
+      out[#out + 1] = payload
+    else
+      -- A READY entry without a record cannot be delivered; drop what is left of it.
+      forget(job_key)
+      count(topic, -1)
     end
   end
 end
-out[2] = redis.call('LLEN', list)
+zadd_all(K_LEASE, leases)
+count(topic .. ':i', claimed)
+flush_counts()
+out[2] = redis.call('ZCARD', ready)
 return out

@@ -1,38 +1,45 @@
 -- inspect: a read-only look at one bucket for metrics and health: Redis time, how overdue its
 -- earliest delayed job is, every count, and for each topic with READY jobs the due time of the one
 -- that has waited longest. Changes nothing.
--- KEYS: the fixed bucket keys (see prelude)
--- ARGV[1] tag
--- Returns: now, due ms of the earliest delayed job (-1 none), number of count fields n, then n
---   pairs "<topic>:<state>", count, then pairs topic, due ms of the oldest READY job
+-- KEYS: the bucket keys with the ready and dead keys of every topic counted here (see prelude)
+-- ARGV[1] topics
+-- Returns: 'topics', then the topics whose keys must be declared; or
+--   now, due ms of the earliest delayed job (-1 none), number of count fields n, then n pairs
+--   "<topic>:<D|R|I|X>", count, then pairs topic, due ms of the oldest READY job
+local fields = redis.call('HKEYS', K_COUNT)
+local topics, missing = {}, {}
+for _, field in ipairs(fields) do
+  if not string.find(field, ':', 1, true) and string.sub(field, 1, 1) ~= '~' then
+    topics[#topics + 1] = field
+    if not TOPIC_KEYS[field] then missing[#missing + 1] = field end
+  end
+end
+if #missing > 0 then
+  table.insert(missing, 1, 'topics')
+  return missing
+end
 local now = now_ms()
-local out = { now, -1, 0 }
-local first = redis.call('ZRANGE', K_DELAYED, 0, 0, 'WITHSCORES')
+local out = { now, -1, #topics * 4 }
+local first = redis.call('ZRANGE', K_DUE, 0, 0, 'WITHSCORES')
 if first[2] then out[2] = tonumber(first[2]) end
-local counts = redis.call('HGETALL', K_COUNTS)
-out[3] = #counts / 2
-local ready_topics = {}
-for i = 1, #counts, 2 do
-  out[#out + 1] = counts[i]
-  out[#out + 1] = tonumber(counts[i + 1])
-  local topic, state = string.match(counts[i], '^(.+):(%u)$')
-  if state == 'R' and tonumber(counts[i + 1]) > 0 then
-    ready_topics[#ready_topics + 1] = topic
+local oldest = {}
+for _, topic in ipairs(topics) do
+  local c = redis.call('HMGET', K_COUNT, topic, topic .. ':i')
+  local pending, in_flight = tonumber(c[1]) or 0, tonumber(c[2]) or 0
+  local ready = redis.call('ZCARD', ready_key(topic))
+  out[#out + 1] = topic .. ':D'
+  out[#out + 1] = pending - ready - in_flight
+  out[#out + 1] = topic .. ':R'
+  out[#out + 1] = ready
+  out[#out + 1] = topic .. ':I'
+  out[#out + 1] = in_flight
+  out[#out + 1] = topic .. ':X'
+  out[#out + 1] = redis.call('ZCARD', dead_key(topic))
+  if ready > 0 then
+    local head = redis.call('ZRANGE', ready_key(topic), 0, 0, 'WITHSCORES')
+    oldest[#oldest + 1] = topic
+    oldest[#oldest + 1] = tonumber(head[2])
   end
 end
-for _, topic in ipairs(ready_topics) do
-  -- The head may be a stale entry (a cancelled job); look a few entries deep for a live one.
-  local heads = redis.call('LRANGE', ready_key(topic), 0, 9)
-  for _, job_key in ipairs(heads) do
-    local rec = redis.call('HGET', K_JOBS, job_key)
-    if rec then
-      local j = parse(rec)
-      if j.state == 'R' then
-        out[#out + 1] = topic
-        out[#out + 1] = j.due
-        break
-      end
-    end
-  end
-end
+for _, v in ipairs(oldest) do out[#out + 1] = v end
 return out

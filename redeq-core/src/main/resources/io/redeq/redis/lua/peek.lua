@@ -2,7 +2,7 @@
 -- needs a migrate call, reading only the head of each index. Not a job script: in a standalone
 -- Redis one call covers every bucket an instance owns (keys of several slots are allowed there),
 -- in a cluster the migrator sends one call per bucket. It changes no job.
--- KEYS: per bucket 4 keys: delayed, inflight, dead, lock
+-- KEYS: per bucket 4 keys: due, lease, died, lock
 -- ARGV[1] owner token, ARGV[2] lock ttl ms
 -- Returns: now, then per bucket 4 values: 1 if the lock is held (and renewed), earliest due ms,
 --   earliest lease deadline ms, earliest death ms (-1 when the index is empty)

@@ -1,25 +1,39 @@
--- prelude.lua: helpers shared by every redeq job script; the loader puts it in front of each one.
+-- prelude.lua: helpers shared by redeq's job scripts; the loader puts it in front of each one.
 --
--- Every job script is called with the same fixed keys, all inside one bucket's hash tag:
---   KEYS[1] jobs      hash  jobKey -> record
---   KEYS[2] delayed   zset  jobKey -> due time (ms, Redis clock)
---   KEYS[3] inflight  zset  jobKey -> lease deadline (ms, Redis clock)
---   KEYS[4] counts    hash  "<topic>:<D|R|I|X>" -> number of jobs in that state
---   KEYS[5] dead      zset  jobKey -> time it died (all topics; drives retention)
---   KEYS[6] errors    hash  jobKey -> last error text
---   KEYS[7] lock      string migrator owner token
--- and ARGV[1] = the bucket's tag, from which per-topic keys of the same slot are built:
---   <tag>:r:<topic>   list  jobKeys that are due and wait for a consumer (READY)
---   <tag>:x:<topic>   zset  jobKey -> time it died (DEAD, for paging one topic)
+-- Data model (format 2). Every job script runs on ONE bucket and declares EVERY key it touches,
+-- all inside the bucket's hash tag, so Redis Cluster checks them before the script runs (a slot
+-- in migration then refuses the whole script up front instead of failing it halfway):
+--   KEYS[1] payload  hash  jobKey -> "<created ms>|<payload>"   written once, never rewritten
+--   KEYS[2] attempt  hash  jobKey -> "<attempts>|<due ms>|<claim token>"
+--                          only for jobs claimed at least once; small, rewritten at each claim
+--   KEYS[3] due      zset  jobKey -> due ms                      (DELAYED, all topics)
+--   KEYS[4] lease    zset  jobKey -> lease deadline ms           (IN_FLIGHT, all topics)
+--   KEYS[5] died     zset  jobKey -> time it died               (DEAD, all topics: retention)
+--   KEYS[6] error    hash  jobKey -> last error text
+--   KEYS[7] count    hash  "<topic>" -> pending jobs (DELAYED + READY + IN_FLIGHT),
+--                          "<topic>:i" -> IN_FLIGHT jobs; READY and DEAD are counted by ZCARD;
+--                          "~buckets" -> bucket count of the layout a reshard made (absent before)
+--   KEYS[8] lock     string migrator owner token
+--   then per declared topic t (ARGV[1] lists them, comma separated, in the same order):
+--   KEYS[9+2k]  ready:<t> zset jobKey -> due ms   (READY, claimed lowest score first)
+--   KEYS[10+2k] dead:<t>  zset jobKey -> time it died (DEAD, for paging one topic)
 --
--- jobKey is "<topic>:<id>"; topics cannot contain ':' so the topic is everything before the first one.
--- A record is "<state>|<attempts>|<created ms>|<due ms>|<claim token>|<payload>", state one of
--- D (delayed), R (ready), I (in flight), X (dead). The payload comes last so it may contain '|'.
--- A READY job's list entry may outlive it (cancel or replace leave it in place to stay O(1));
--- a list entry counts only while the record it names is in state R.
-local K_JOBS, K_DELAYED, K_INFLIGHT, K_COUNTS, K_DEAD, K_ERRORS, K_LOCK =
-  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7]
-local TAG = ARGV[1]
+-- A job's state is the index that holds it: exactly one of due, ready:<t>, lease, died.
+-- jobKey is "<topic>:<id>"; topics cannot contain ':' or ',' so the topic is everything before the
+-- first ':'. Times are integer ms on the Redis clock, 0 <= t <= MAX_TIME (< 2^53, exact in Lua).
+local K_PAYLOAD, K_ATTEMPT, K_DUE, K_LEASE, K_DIED, K_ERROR, K_COUNT, K_LOCK =
+  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
+
+local MAX_TIME = 253402300799999 -- 9999-12-31T23:59:59.999Z
+
+local TOPIC_KEYS = {}
+do
+  local k = 0
+  for topic in string.gmatch(ARGV[1], '[^,]+') do
+    TOPIC_KEYS[topic] = { ready = KEYS[9 + 2 * k], dead = KEYS[10 + 2 * k] }
+    k = k + 1
+  end
+end
 
 local function now_ms()
   local t = redis.call('TIME')
@@ -30,42 +44,91 @@ local function topic_of(job_key)
   return string.match(job_key, '^([^:]+):')
 end
 
+-- The keys of a topic; a script asks only for topics it checked with undeclared() or was given.
 local function ready_key(topic)
-  return TAG .. ':r:' .. topic
+  return TOPIC_KEYS[topic].ready
 end
 
 local function dead_key(topic)
-  return TAG .. ':x:' .. topic
+  return TOPIC_KEYS[topic].dead
 end
 
-local function parse(rec)
-  local s, a, c, d, t, p = string.match(rec, '^(%u)|(%d+)|(%d+)|(%d+)|([^|]*)|(.*)$')
-  return { state = s, attempts = tonumber(a), created = tonumber(c), due = tonumber(d), token = t, payload = p }
-end
-
-local function format(j)
-  return j.state .. '|' .. string.format('%d|%d|%d', j.attempts, j.created, j.due) .. '|' .. j.token .. '|' .. j.payload
-end
-
-local function count(topic, state, delta)
-  if delta ~= 0 then
-    redis.call('HINCRBY', K_COUNTS, topic .. ':' .. state, delta)
+-- Topics of these job keys whose keys the caller did not declare (the caller retries with them).
+local function undeclared(job_keys, missing, seen)
+  for _, job_key in ipairs(job_keys) do
+    local topic = topic_of(job_key)
+    if topic and not TOPIC_KEYS[topic] and not seen[topic] then
+      seen[topic] = true
+      missing[#missing + 1] = topic
+    end
   end
 end
 
--- Whether job_key is now the earliest entry of the delay index (the migrator must wake sooner).
-local function is_earliest(job_key)
-  local first = redis.call('ZRANGE', K_DELAYED, 0, 0)
-  return (first[1] == job_key) and 1 or 0
+local function parse_attempt(rec)
+  if not rec then
+    return { attempts = 0, due = 0, token = '' }
+  end
+  local a, d, t = string.match(rec, '^(%d+)|(%d+)|(.*)$')
+  return { attempts = tonumber(a), due = tonumber(d), token = t }
 end
 
-local function bury(job_key, j, topic, now, reason)
-  count(topic, j.state, -1)
-  j.state = 'X'
-  j.token = ''
-  redis.call('HSET', K_JOBS, job_key, format(j))
-  redis.call('ZADD', K_DEAD, now, job_key)
+local function format_attempt(r)
+  return string.format('%d|%d|', r.attempts, r.due) .. r.token
+end
+
+-- Per-topic counter changes, applied once at the end of a script (one HINCRBY per field).
+local deltas = {}
+local function count(field, delta)
+  deltas[field] = (deltas[field] or 0) + delta
+end
+local function flush_counts()
+  for field, delta in pairs(deltas) do
+    if delta ~= 0 then
+      redis.call('HINCRBY', K_COUNT, field, delta)
+    end
+  end
+end
+
+-- Refuses to add jobs sent by an instance whose bucket count is not the one the last reshard
+-- made: it would put them where the new layout does not look for them.
+local function refuse_other_layout(buckets)
+  local layout = redis.call('HGET', K_COUNT, '~buckets')
+  if layout and layout ~= buckets then
+    return redis.error_reply('ERR redeq: this prefix was resharded to ' .. layout
+      .. ' buckets, but the instance that sent this runs with ' .. buckets)
+  end
+  return nil
+end
+
+-- The state of a job, read from the index that holds it: 'D', 'R', 'I', 'X', or nil (unknown).
+local function state_of(job_key, topic)
+  if redis.call('ZSCORE', K_DUE, job_key) then return 'D' end
+  if redis.call('ZSCORE', ready_key(topic), job_key) then return 'R' end
+  if redis.call('ZSCORE', K_LEASE, job_key) then return 'I' end
+  if redis.call('ZSCORE', K_DIED, job_key) then return 'X' end
+  return nil
+end
+
+-- Moves a job that is out of every index (just popped or unleased) to DEAD with the reason.
+local function bury(job_key, topic, now, reason)
+  redis.call('ZADD', K_DIED, now, job_key)
   redis.call('ZADD', dead_key(topic), now, job_key)
-  redis.call('HSET', K_ERRORS, job_key, reason)
-  count(topic, 'X', 1)
+  redis.call('HSET', K_ERROR, job_key, reason)
+  count(topic, -1)
+end
+
+-- Forgets everything about a job (completed, cancelled, or dead past retention).
+local function forget(job_key)
+  redis.call('HDEL', K_PAYLOAD, job_key)
+  redis.call('HDEL', K_ATTEMPT, job_key)
+  redis.call('HDEL', K_ERROR, job_key)
+end
+
+-- Adds score/member pairs to a zset in chunks, so no unpack ever exceeds Lua's stack limit.
+local CHUNK = 500
+local function zadd_all(key, pairs_list)
+  for from = 1, #pairs_list, 2 * CHUNK do
+    local to = math.min(#pairs_list, from + 2 * CHUNK - 1)
+    redis.call('ZADD', key, unpack(pairs_list, from, to))
+  end
 end

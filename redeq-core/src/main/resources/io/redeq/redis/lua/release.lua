@@ -1,26 +1,22 @@
--- release: hands in-flight jobs back to READY at once (graceful shutdown), at the front of their
--- ready list so they run next. A job whose handler never started gets its attempt back.
--- KEYS: the fixed bucket keys (see prelude)
--- ARGV[1] tag, then triples: jobKey, claim token, 1 to give the attempt back or 0
+-- release: hands in-flight jobs back to READY at once (graceful shutdown). They keep their due
+-- time as score, so they are claimed before jobs that became due later. A job whose handler
+-- never started gets its attempt back.
+-- KEYS: the bucket keys with the jobs' topics' ready and dead keys (see prelude)
+-- ARGV[1] topics, then triples: jobKey, claim token, 1 to give the attempt back or 0
 -- Returns: number of jobs released
 local released = 0
 for i = 2, #ARGV, 3 do
   local job_key, token, refund = ARGV[i], ARGV[i + 1], ARGV[i + 2]
-  local rec = redis.call('HGET', K_JOBS, job_key)
-  if rec then
-    local j = parse(rec)
-    if j.state == 'I' and j.token == token then
-      local topic = topic_of(job_key)
-      count(topic, 'I', -1)
-      j.state = 'R'
-      j.token = ''
-      if refund == '1' and j.attempts > 0 then j.attempts = j.attempts - 1 end
-      redis.call('HSET', K_JOBS, job_key, format(j))
-      redis.call('ZREM', K_INFLIGHT, job_key)
-      redis.call('LPUSH', ready_key(topic), job_key)
-      count(topic, 'R', 1)
-      released = released + 1
-    end
+  local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
+  if token ~= '' and a.token == token and redis.call('ZREM', K_LEASE, job_key) == 1 then
+    local topic = topic_of(job_key)
+    a.token = ''
+    if refund == '1' and a.attempts > 0 then a.attempts = a.attempts - 1 end
+    redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))
+    redis.call('ZADD', ready_key(topic), a.due, job_key)
+    count(topic .. ':i', -1)
+    released = released + 1
   end
 end
+flush_counts()
 return released

@@ -1,27 +1,33 @@
--- reshard-import: writes one job, moved from a bucket of the old layout, into its bucket of the new
--- one, in the state it had. Jobs that were IN_FLIGHT become READY: a reshard runs with every
--- instance stopped, so no handler holds them any more. Importing twice is a no-op, so a reshard
--- that was interrupted can simply run again.
--- KEYS: the fixed bucket keys (see prelude)
--- ARGV[1] tag, ARGV[2] jobKey, ARGV[3] record, ARGV[4] last error ('' none), ARGV[5] died at ms
+-- reshard-import: writes one job, copied from a bucket of the old layout, into its bucket of the
+-- new one, in the state it had. A job that was IN_FLIGHT becomes READY (a reshard runs with every
+-- instance stopped, so no handler holds it). Importing twice is a no-op, so a reshard that was
+-- interrupted can simply run again.
+-- KEYS: the bucket keys with the job's topic's ready and dead keys (see prelude)
+-- ARGV[1] topic, ARGV[2] jobKey, ARGV[3] payload record, ARGV[4] attempt record ('' none),
+-- ARGV[5] last error ('' none), ARGV[6] state (D|R|I|X), ARGV[7] its score in that state's index
 -- Returns: 1 if written, 0 if the job was already there
-local job_key = ARGV[2]
-if redis.call('HEXISTS', K_JOBS, job_key) == 1 then return 0 end
-local j = parse(ARGV[3])
+local job_key, state, score = ARGV[2], ARGV[6], tonumber(ARGV[7])
+if redis.call('HEXISTS', K_PAYLOAD, job_key) == 1 then return 0 end
 local topic = topic_of(job_key)
-if j.state == 'I' then
-  j.state = 'R'
-  j.token = ''
+redis.call('HSET', K_PAYLOAD, job_key, ARGV[3])
+if ARGV[4] ~= '' then
+  local a = parse_attempt(ARGV[4])
+  if state == 'I' then
+    a.token = ''
+    score = a.due
+    state = 'R'
+  end
+  redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))
 end
-redis.call('HSET', K_JOBS, job_key, format(j))
-if ARGV[4] ~= '' then redis.call('HSET', K_ERRORS, job_key, ARGV[4]) end
-if j.state == 'D' then
-  redis.call('ZADD', K_DELAYED, j.due, job_key)
-elseif j.state == 'R' then
-  redis.call('RPUSH', ready_key(topic), job_key)
+if ARGV[5] ~= '' then redis.call('HSET', K_ERROR, job_key, ARGV[5]) end
+if state == 'D' then
+  redis.call('ZADD', K_DUE, score, job_key)
+elseif state == 'R' then
+  redis.call('ZADD', ready_key(topic), score, job_key)
 else
-  redis.call('ZADD', K_DEAD, ARGV[5], job_key)
-  redis.call('ZADD', dead_key(topic), ARGV[5], job_key)
+  redis.call('ZADD', K_DIED, score, job_key)
+  redis.call('ZADD', dead_key(topic), score, job_key)
 end
-count(topic, j.state, 1)
+if state ~= 'X' then count(topic, 1) end
+flush_counts()
 return 1

@@ -1,55 +1,93 @@
 -- schedule: adds (or, per the duplicate policy, replaces) jobs of one bucket, atomically per call.
--- KEYS: the fixed bucket keys (see prelude)
--- ARGV[1] tag, ARGV[2] capacity of this bucket per topic (0 = unlimited), ARGV[3] number of jobs n,
---   then n groups of 5: jobKey, payload, mode ('in' = delay ms from Redis now | 'at' = epoch ms),
+-- KEYS: the bucket keys, with the ready and dead keys of every topic of the jobs (see prelude)
+-- ARGV[1] topics, ARGV[2] capacity of this bucket per topic (0 = unlimited), ARGV[3] number of jobs n,
+--   ARGV[4] the caller's bucket count, then n groups of 5: jobKey, payload, mode ('in' = delay ms from Redis now | 'at' = epoch ms),
 --   ms, duplicate policy ('R' replace | 'K' keep | 'J' reject)
--- Returns n groups of 3: status, due ms (or state / pending count), 1 if it became the earliest job
---   status: 'new' | 'replaced' | 'kept' (due of the existing job) | 'rejected' (its state)
---         | 'running' (an in-flight job cannot be replaced) | 'full' (pending count of the topic here)
+-- Returns: the due ms of a job of this call that became the bucket's earliest (-1 none: the
+--   migrator need not wake), then n pairs: status, value
+--   status: 'new' | 'replaced' (value: due ms) | 'kept' | 'rejected' (value: state of the existing job)
+--         | 'running' (an in-flight job cannot be replaced) | 'full' (value: pending count here)
+-- A DEAD job does not block a new one with its id under any policy: it is replaced.
 local capacity = tonumber(ARGV[2])
 local n = tonumber(ARGV[3])
 local now = now_ms()
-local out = {}
+
+-- Check everything before the first write: a refused call must leave nothing behind.
 for i = 0, n - 1 do
-  local base = 4 + i * 5
+  local base = 5 + i * 5
+  local job_key, mode, ms = ARGV[base], ARGV[base + 2], tonumber(ARGV[base + 3])
+  local topic = topic_of(job_key)
+  if not topic or not TOPIC_KEYS[topic] then
+    return redis.error_reply('ERR redeq schedule: keys of the topic of ' .. job_key .. ' were not declared')
+  end
+  local due = (mode == 'in') and (now + ms) or ms
+  if not ms or ms < 0 or due > MAX_TIME then
+    return redis.error_reply('ERR redeq schedule: due time of ' .. job_key .. ' out of range: ' .. tostring(ARGV[base + 3]))
+  end
+end
+
+local refused = refuse_other_layout(ARGV[4])
+if refused then return refused end
+local pending = {}
+local written = {}
+local out = { -1 }
+for i = 0, n - 1 do
+  local base = 5 + i * 5
   local job_key, payload, mode, ms, policy = ARGV[base], ARGV[base + 1], ARGV[base + 2], tonumber(ARGV[base + 3]), ARGV[base + 4]
   local topic = topic_of(job_key)
   local due = (mode == 'in') and (now + ms) or ms
-  local rec = redis.call('HGET', K_JOBS, job_key)
-  local status = 'new'
-  if rec then
-    local old = parse(rec)
-    if policy == 'K' then
-      status = 'kept'; due = old.due
-    elseif policy == 'J' then
-      status = 'rejected'; due = old.state
-    elseif old.state == 'I' then
-      status = 'running'; due = 0
-    else
-      status = 'replaced'
-      count(topic, old.state, -1)
-      if old.state == 'X' then
-        redis.call('ZREM', K_DEAD, job_key)
-        redis.call('ZREM', dead_key(topic), job_key)
-      end
-      redis.call('HDEL', K_ERRORS, job_key)
+  local status, value = 'new', due
+  local state = nil
+  if redis.call('HEXISTS', K_PAYLOAD, job_key) == 1 then
+    state = state_of(job_key, topic)
+  end
+  if state == 'X' then
+    status = 'replaced'
+  elseif state and policy == 'K' then
+    status, value = 'kept', 0
+  elseif state and policy == 'J' then
+    status, value = 'rejected', state
+  elseif state == 'I' then
+    status, value = 'running', 0
+  elseif state then
+    status = 'replaced'
+  end
+  local grows = (status == 'new') or (state == 'X')
+  if grows and capacity > 0 then
+    if not pending[topic] then
+      pending[topic] = tonumber(redis.call('HGET', K_COUNT, topic)) or 0
     end
-  elseif capacity > 0 then
-    local c = redis.call('HMGET', K_COUNTS, topic .. ':D', topic .. ':R', topic .. ':I')
-    local pending = (tonumber(c[1]) or 0) + (tonumber(c[2]) or 0) + (tonumber(c[3]) or 0)
-    if pending >= capacity then
-      status = 'full'; due = pending
+    if pending[topic] >= capacity then
+      status, value = 'full', pending[topic]
     end
   end
-  local earliest = 0
   if status == 'new' or status == 'replaced' then
-    redis.call('HSET', K_JOBS, job_key, format({ state = 'D', attempts = 0, created = now, due = due, token = '', payload = payload }))
-    redis.call('ZADD', K_DELAYED, due, job_key)
-    count(topic, 'D', 1)
-    earliest = is_earliest(job_key)
+    if state == 'X' then
+      redis.call('ZREM', K_DIED, job_key)
+      redis.call('ZREM', dead_key(topic), job_key)
+    elseif state == 'D' then
+      redis.call('ZREM', K_DUE, job_key)
+    elseif state == 'R' then
+      redis.call('ZREM', ready_key(topic), job_key)
+    end
+    if state then
+      redis.call('HDEL', K_ATTEMPT, job_key)
+      redis.call('HDEL', K_ERROR, job_key)
+    end
+    redis.call('HSET', K_PAYLOAD, job_key, string.format('%d|', now) .. payload)
+    redis.call('ZADD', K_DUE, due, job_key)
+    if grows then
+      count(topic, 1)
+      if pending[topic] then pending[topic] = pending[topic] + 1 end
+    end
+    written[job_key] = due
   end
   out[#out + 1] = status
-  out[#out + 1] = due
-  out[#out + 1] = earliest
+  out[#out + 1] = value
+end
+flush_counts()
+local head = redis.call('ZRANGE', K_DUE, 0, 0)
+if head[1] and written[head[1]] then
+  out[1] = written[head[1]]
 end
 return out

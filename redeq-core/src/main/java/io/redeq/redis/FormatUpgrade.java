@@ -1,0 +1,134 @@
+package io.redeq.redis;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+
+import io.lettuce.core.MapScanCursor;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Converts jobs written in redeq's first data format (one record per job holding its
+ * state and payload) to format 2 (payload written once, state in the indexes; see
+ * {@code prelude.lua}), so an instance that upgrades strands no job.
+ *
+ * <p>
+ * It runs when an engine starts: one pipelined EXISTS per bucket finds out whether any
+ * format-1 jobs are left (so the check costs one round trip once the data is converted),
+ * then each such bucket's jobs are converted in chunks, one script per chunk, each job in
+ * the state it had. Interrupted, it simply runs again at the next start. Instances of the
+ * first format should be stopped first: jobs they write later are converted at the next
+ * start of an upgraded instance, not before.
+ */
+public final class FormatUpgrade {
+
+	private static final Logger logger = LoggerFactory.getLogger(FormatUpgrade.class);
+
+	private static final int CHUNK = 200;
+
+	private final KeySpace keys;
+
+	private final ScriptRunner scripts;
+
+	public FormatUpgrade(KeySpace keys, ScriptRunner scripts) {
+		this.keys = keys;
+		this.scripts = scripts;
+	}
+
+	/** Converts every format-1 job of the prefix; returns how many. */
+	public long run() {
+		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
+		List<CompletionStage<Long>> checks = new ArrayList<>();
+		for (int b = 0; b < this.keys.buckets(); b++) {
+			checks.add(commands.exists(this.keys.formatOneKeys(b)[5]));
+		}
+		long converted = 0;
+		for (int b = 0; b < this.keys.buckets(); b++) {
+			if (this.scripts.await(checks.get(b), "look for jobs of redeq's first data format") > 0) {
+				converted += convertBucket(b);
+			}
+		}
+		if (converted > 0) {
+			logger.info("Converted {} jobs of prefix '{}' to redeq's data format 2", converted, this.keys.prefix());
+		}
+		this.scripts.await(commands.hset(this.keys.metaKey(), "format", "2"), "record the data format");
+		return converted;
+	}
+
+	private long convertBucket(int bucket) {
+		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
+		String[] old = this.keys.formatOneKeys(bucket);
+		long converted = 0;
+		ScanCursor cursor = ScanCursor.INITIAL;
+		do {
+			MapScanCursor<String, String> page = this.scripts.await(
+					commands.hscan(old[0], cursor, ScanArgs.Builder.limit(CHUNK)),
+					"read jobs of redeq's first data format");
+			List<String> jobKeys = new ArrayList<>(page.getMap().keySet());
+			for (int from = 0; from < jobKeys.size(); from += CHUNK) {
+				converted += convert(bucket, jobKeys.subList(from, Math.min(jobKeys.size(), from + CHUNK)));
+			}
+			cursor = page;
+		}
+		while (!cursor.isFinished());
+		dropFormatOneKeys(bucket);
+		return converted;
+	}
+
+	private long convert(int bucket, List<String> jobKeys) {
+		Set<String> topics = new LinkedHashSet<>();
+		for (String jobKey : jobKeys) {
+			topics.add(RedisJobStore.topicOf(jobKey));
+		}
+		String[] fixed = this.keys.bucketKeys(bucket);
+		String[] old = this.keys.formatOneKeys(bucket);
+		List<String> keyList = new ArrayList<>(List.of(fixed));
+		for (String topic : topics) {
+			keyList.add(this.keys.readyKey(bucket, topic));
+			keyList.add(this.keys.deadKey(bucket, topic));
+		}
+		keyList.addAll(List.of(old).subList(0, 5));
+		List<String> args = new ArrayList<>();
+		args.add(String.join(",", topics));
+		args.addAll(jobKeys);
+		Long converted = this.scripts.run(Scripts.UPGRADE_V1, keyList.toArray(String[]::new),
+				args.toArray(String[]::new));
+		return converted;
+	}
+
+	/**
+	 * Deletes what is left of the first format in a bucket once its jobs hash is empty:
+	 * the indexes, counters and per-topic ready lists and dead sets.
+	 */
+	private void dropFormatOneKeys(int bucket) {
+		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
+		String[] old = this.keys.formatOneKeys(bucket);
+		Long left = this.scripts.await(commands.hlen(old[0]), "check the first format's jobs");
+		if (left != null && left > 0) {
+			logger.warn("{} unreadable jobs of redeq's first data format are left in {}; they were not converted", left,
+					old[0]);
+			return;
+		}
+		Set<String> topics = new LinkedHashSet<>();
+		for (String field : this.scripts.await(commands.hkeys(old[5]), "read the first format's counters")) {
+			int colon = field.lastIndexOf(':');
+			if (colon > 0) {
+				topics.add(field.substring(0, colon));
+			}
+		}
+		List<String> doomed = new ArrayList<>(List.of(old));
+		for (String topic : topics) {
+			doomed.addAll(List.of(this.keys.formatOneTopicKeys(bucket, topic)));
+		}
+		for (String key : doomed) {
+			this.scripts.await(commands.del(key), "drop the first format's keys");
+		}
+	}
+
+}

@@ -1,0 +1,27 @@
+-- find: reads one job. Changes nothing.
+-- KEYS: the bucket keys with the job's topic's ready and dead keys (see prelude)
+-- ARGV[1] topic, ARGV[2] jobKey
+-- Returns: an empty list if unknown; else state, created ms, due ms, attempts, payload
+local job_key = ARGV[2]
+local rec = redis.call('HGET', K_PAYLOAD, job_key)
+if not rec then return {} end
+local topic = topic_of(job_key)
+local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
+local state, due = nil, a.due
+local score = redis.call('ZSCORE', K_DUE, job_key)
+if score then
+  state, due = 'D', tonumber(score)
+else
+  score = redis.call('ZSCORE', ready_key(topic), job_key)
+  if score then
+    state, due = 'R', tonumber(score)
+  elseif redis.call('ZSCORE', K_LEASE, job_key) then
+    state = 'I'
+  elseif redis.call('ZSCORE', K_DIED, job_key) then
+    state = 'X'
+  else
+    return {}
+  end
+end
+local created, payload = string.match(rec, '^(%d+)[^|]*|(.*)$')
+return { state, tonumber(created), due, a.attempts, payload }
