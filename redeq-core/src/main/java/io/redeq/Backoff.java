@@ -25,6 +25,10 @@ public record Backoff(Duration initial, double multiplier, Duration max, double 
 	public Backoff {
 		Validate.positiveOrZero("backoff.initial", initial);
 		Validate.positiveOrZero("backoff.max", max);
+		if (max.compareTo(Validate.MAX_DELAY) > 0) {
+			throw new IllegalArgumentException(
+					"backoff.max must be at most " + Validate.MAX_DELAY + " (1000 years), but was " + max);
+		}
 		if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
 			throw new IllegalArgumentException(
 					"backoff.multiplier must be a finite number >= 1.0, but was " + multiplier);

@@ -1,6 +1,7 @@
 package io.redeq.internal;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
@@ -17,6 +18,16 @@ public final class Validate {
 	private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._\\-]{0,99}");
 
 	private static final int MAX_ID_LENGTH = 200;
+
+	/**
+	 * Longest delay (and backoff) redeq accepts: far beyond any use, far below overflow.
+	 */
+	public static final Duration MAX_DELAY = Duration.ofDays(365_250);
+
+	/**
+	 * Latest due time: what the scripts can hold exactly (see prelude.lua's MAX_TIME).
+	 */
+	public static final Instant LATEST_DUE = Instant.parse("9999-12-31T23:59:59.999Z");
 
 	private Validate() {
 	}
@@ -46,6 +57,13 @@ public final class Validate {
 				throw new IllegalArgumentException("job id " + quote(id) + " in topic '" + topic
 						+ "' contains whitespace or a control character at index " + i + "; ids must not");
 			}
+			// An unpaired surrogate is not text: UTF-8 encodes it as '?', so two such ids
+			// would name one job in Redis.
+			if (Character.isHighSurrogate(c) ? (i + 1 >= id.length() || !Character.isLowSurrogate(id.charAt(i + 1)))
+					: Character.isLowSurrogate(c) && (i == 0 || !Character.isHighSurrogate(id.charAt(i - 1)))) {
+				throw new IllegalArgumentException("job id in topic '" + topic
+						+ "' contains an unpaired UTF-16 surrogate at index " + i + "; ids must be valid Unicode text");
+			}
 		}
 		return id;
 	}
@@ -58,7 +76,26 @@ public final class Validate {
 			throw new IllegalArgumentException(
 					"delay of a job in topic '" + topic + "' must not be negative, but was " + delay);
 		}
+		if (delay.compareTo(MAX_DELAY) > 0) {
+			throw new IllegalArgumentException("delay of a job in topic '" + topic + "' must be at most " + MAX_DELAY
+					+ " (1000 years), but was " + delay);
+		}
 		return delay;
+	}
+
+	/**
+	 * A due instant redeq can store exactly: Redis scripts hold times as Lua doubles, so
+	 * they must be whole milliseconds between the epoch and the year 9999.
+	 */
+	public static Instant dueAt(String topic, @Nullable Instant dueAt) {
+		if (dueAt == null) {
+			throw new IllegalArgumentException("dueAt of a job in topic '" + topic + "' must not be null");
+		}
+		if (dueAt.isBefore(Instant.EPOCH) || dueAt.isAfter(LATEST_DUE)) {
+			throw new IllegalArgumentException("dueAt of a job in topic '" + topic + "' must be between "
+					+ Instant.EPOCH + " and " + LATEST_DUE + ", but was " + dueAt);
+		}
+		return dueAt;
 	}
 
 	public static Duration positive(String name, @Nullable Duration value) {

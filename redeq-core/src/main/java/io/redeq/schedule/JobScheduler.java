@@ -74,10 +74,8 @@ public final class JobScheduler implements RedeqClient {
 
 	@Override
 	public String scheduleAt(String topic, @Nullable Object payload, Instant dueAt) {
-		if (dueAt == null) {
-			throw new IllegalArgumentException("dueAt of a job in topic '" + topic + "' must not be null");
-		}
-		return schedule(Job.builder(topic).payload(payload).dueAt(dueAt).build());
+		return schedule(
+				Job.builder(topic).payload(payload).dueAt(Validate.dueAt(String.valueOf(topic), dueAt)).build());
 	}
 
 	@Override
@@ -177,7 +175,7 @@ public final class JobScheduler implements RedeqClient {
 		String id = (job.id() != null) ? Validate.id(topic, job.id()) : JobIds.next();
 		String payload = writePayload(topic, id, job.payload());
 		boolean absolute = job.dueAt() != null;
-		long millis = absolute ? job.dueAt().toEpochMilli()
+		long millis = absolute ? Validate.dueAt(topic, job.dueAt()).toEpochMilli()
 				: Validate.delay(topic, (job.delay() != null) ? job.delay() : Duration.ZERO).toMillis();
 		return new Prepared(topic, id,
 				new ScheduleRequest(KeySpace.jobKey(topic, id), payload, absolute, millis, job.onDuplicate()));
@@ -225,10 +223,7 @@ public final class JobScheduler implements RedeqClient {
 
 	@Override
 	public boolean reschedule(String topic, String id, Instant dueAt) {
-		if (dueAt == null) {
-			throw new IllegalArgumentException("dueAt of job '" + id + "' in topic '" + topic + "' must not be null");
-		}
-		return reschedule(topic, id, true, dueAt.toEpochMilli());
+		return reschedule(topic, id, true, Validate.dueAt(String.valueOf(topic), dueAt).toEpochMilli());
 	}
 
 	private boolean reschedule(String topic, String id, boolean absolute, long millis) {

@@ -1,0 +1,218 @@
+package io.redeq;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.junit.jupiter.api.Test;
+
+import io.redeq.internal.JobEvents;
+import io.redeq.redis.ClaimResult;
+import io.redeq.redis.KeySpace;
+import io.redeq.redis.MigrateResult;
+import io.redeq.redis.RedisConnections;
+import io.redeq.redis.RedisJobStore;
+import io.redeq.redis.ScriptRunner;
+import io.redeq.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Paths that lost, stranded or wrongly kept jobs in redeq's first data model (issue "no
+ * loss", findings 2, 3, 7, 9 and 11), each against a real redis-server. Every test uses a
+ * prefix of its own.
+ */
+@RedisTest
+class NoLossIntegrationTests {
+
+	private static final JobEvents NO_EVENTS = JobEvents.NONE;
+
+	private final RedisClient lettuce;
+
+	NoLossIntegrationTests(RedisClient lettuce) {
+		this.lettuce = lettuce;
+	}
+
+	/**
+	 * Finding 2: one migrate call that makes more jobs READY than Lua can unpack at once
+	 * (4,000 expired leases and 4,000 due jobs of one topic with batch-size 5000) moves
+	 * them all, in chunks, instead of failing after the records were rewritten.
+	 */
+	@Test
+	void oneMigrateCallMovesMoreJobsThanLuaCanUnpackAtOnce() {
+		try (Redeq redeq = Redeq.builder(this.lettuce).prefix("unpack").buckets(1).migratorEnabled(false).build();
+				RedisConnections connections = new RedisConnections(this.lettuce)) {
+			RedisJobStore store = new RedisJobStore(new KeySpace("unpack", 1),
+					new ScriptRunner(connections, Duration.ofSeconds(30)));
+			redeq.client().scheduleAll(jobs("leased", 4000));
+			MigrateResult first = store.migrate(0, 5000, false, "", 10_000, 0);
+			assertThat(first.migrated()).isEqualTo(4000);
+			ClaimResult claimed = store.scripts()
+				.await(store.claim(0, "bulk", 4000, 1, "test:1", 3), "claim with a 1 ms lease");
+			assertThat(claimed.jobs()).hasSize(4000);
+			redeq.client().scheduleAll(jobs("due", 4000));
+			await().atMost(Duration.ofSeconds(5)).until(() -> {
+				MigrateResult result = store.migrate(0, 5000, true, "", 10_000, 0);
+				return result.migrated() == 4000 && result.reclaimed() == 4000;
+			});
+			assertThat(redeq.admin().stats("bulk")).isEqualTo(new TopicStats("bulk", 0, 8000, 0, 0));
+		}
+	}
+
+	private static List<Job> jobs(String prefix, int count) {
+		List<Job> jobs = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			jobs.add(Job.builder("bulk").id(prefix + "-" + i).payload(i).build());
+		}
+		return jobs;
+	}
+
+	/**
+	 * Finding 3: due times a script cannot hold exactly (before 1970, after the year
+	 * 9999, delays and backoffs near Long.MAX_VALUE ms) are refused at the call, and
+	 * nothing is written.
+	 */
+	@Test
+	void dueTimesOutsideTheRepresentableRangeAreRefusedAndNothingIsWritten() {
+		try (Redeq redeq = Redeq.builder(this.lettuce).prefix("range").migratorEnabled(false).build()) {
+			RedeqClient client = redeq.client();
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> client.scheduleAt("t", "x", Instant.parse("1969-12-31T23:59:59Z")))
+				.withMessageContaining("1969-12-31T23:59:59Z")
+				.withMessageContaining("must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z");
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> client.schedule(
+						Job.builder("t").id("far").payload("x").dueAt(Instant.ofEpochMilli(Long.MAX_VALUE)).build()))
+				.withMessageContaining("must be between");
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> client.schedule("t", "x", Duration.ofMillis(Long.MAX_VALUE)))
+				.withMessageContaining("must be at most PT8766000H (1000 years)");
+			client.schedule(Job.builder("t").id("ok").payload("x").delay(Duration.ofDays(1)).build());
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> client.reschedule("t", "ok", Instant.parse("1900-01-01T00:00:00Z")))
+				.withMessageContaining("1900-01-01T00:00:00Z");
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> new Backoff(Duration.ofSeconds(1), 2.0, Duration.ofMillis(Long.MAX_VALUE), 0.2))
+				.withMessageContaining("backoff.max must be at most");
+			assertThat(redeq.admin().stats("t")).isEqualTo(new TopicStats("t", 1, 0, 0, 0));
+			assertThat(client.find("t", "ok"))
+				.hasValueSatisfying((info) -> assertThat(info.state()).isEqualTo(JobState.DELAYED));
+		}
+	}
+
+	/**
+	 * Finding 9: cancelled READY jobs leave nothing behind in the ready sets, so the next
+	 * real job is claimed at once, not after thousands of stale entries.
+	 */
+	@Test
+	void cancelledReadyJobsLeaveNoEntriesBehind() {
+		KeySpace keys = new KeySpace("stale", 4);
+		try (Redeq redeq = Redeq.builder(this.lettuce).prefix("stale").buckets(4).build()) {
+			List<Job> jobs = new ArrayList<>();
+			for (int i = 0; i < 2000; i++) {
+				jobs.add(Job.builder("t").id("c-" + i).payload(i).build());
+			}
+			redeq.client().scheduleAll(jobs);
+			await().atMost(Duration.ofSeconds(10)).until(() -> redeq.admin().stats("t").ready() == 2000);
+			for (int i = 0; i < 2000; i++) {
+				assertThat(redeq.client().cancel("t", "c-" + i)).isTrue();
+			}
+			try (StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
+				long entries = 0;
+				for (int b = 0; b < 4; b++) {
+					entries += connection.sync().zcard(keys.readyKey(b, "t"));
+				}
+				assertThat(entries).as("entries left in the ready sets").isZero();
+			}
+			Map<String, Integer> runs = new ConcurrentHashMap<>();
+			redeq.subscribe("t", String.class, (payload, delivery) -> runs.merge(delivery.id(), 1, Integer::sum));
+			redeq.client().schedule(Job.builder("t").id("real").payload("x").build());
+			await().atMost(Duration.ofSeconds(5)).until(() -> runs.containsKey("real"));
+			assertThat(runs).containsOnlyKeys("real");
+		}
+	}
+
+	/**
+	 * Finding 11: a DEAD job does not block a new job with its id under KEEP or REJECT;
+	 * the new one replaces it and runs.
+	 */
+	@Test
+	void aDeadJobDoesNotBlockANewJobWithItsId() {
+		try (Redeq redeq = Redeq.builder(this.lettuce).prefix("deadid").build()) {
+			AtomicInteger failing = new AtomicInteger(1);
+			Map<String, Integer> ok = new ConcurrentHashMap<>();
+			redeq.subscribe("t", String.class, (payload, delivery) -> {
+				if (payload.equals("bad")) {
+					failing.incrementAndGet();
+					throw new IllegalStateException("bad payload");
+				}
+				ok.merge(delivery.id() + ":" + payload, 1, Integer::sum);
+			}, SubscriptionOptions.builder().maxAttempts(1).build());
+			redeq.client().schedule(Job.builder("t").id("a").payload("bad").build());
+			redeq.client().schedule(Job.builder("t").id("b").payload("bad").build());
+			await().atMost(Duration.ofSeconds(10)).until(() -> redeq.admin().stats("t").dead() == 2);
+			redeq.client().schedule(Job.builder("t").id("a").payload("good").onDuplicate(Duplicate.KEEP).build());
+			redeq.client().schedule(Job.builder("t").id("b").payload("good").onDuplicate(Duplicate.REJECT).build());
+			await().atMost(Duration.ofSeconds(10)).until(() -> ok.size() == 2);
+			assertThat(ok).containsOnly(Map.entry("a:good", 1), Map.entry("b:good", 1));
+			assertThat(redeq.admin().stats("t")).isEqualTo(new TopicStats("t", 0, 0, 0, 0));
+		}
+	}
+
+	/**
+	 * Finding 11: ids that differ only in unpaired surrogates would be the same key in
+	 * Redis (UTF-8 writes both as '?'); they are refused.
+	 */
+	@Test
+	void idsWithUnpairedSurrogatesAreRefused() {
+		try (Redeq redeq = Redeq.builder(this.lettuce).prefix("surrogate").migratorEnabled(false).build()) {
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> redeq.client().schedule(Job.builder("t").id("a\uD800").payload("x").build()))
+				.withMessageContaining("unpaired UTF-16 surrogate at index 1");
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> redeq.client().schedule(Job.builder("t").id("\uDC00b").payload("x").build()))
+				.withMessageContaining("unpaired UTF-16 surrogate at index 0");
+			redeq.client().schedule(Job.builder("t").id("ok-\uD83D\uDE00").payload("x").build());
+			assertThat(redeq.client().find("t", "ok-\uD83D\uDE00")).isPresent();
+		}
+	}
+
+	/**
+	 * Finding 7: a reshard refuses to run while an instance of the prefix runs its
+	 * migrator, and an instance left on the old layout (a producer without migrator) gets
+	 * a clear error instead of writing jobs into a bucket nobody reads; no job is lost.
+	 */
+	@Test
+	void aReshardIsRefusedWhileInstancesRunAndAnOldLayoutProducerCannotStrandJobs() {
+		try (Redeq running = Redeq.builder(this.lettuce).prefix("layout").buckets(4).instanceId("worker-1").build()) {
+			running.client().schedule(Job.builder("t").id("before").payload("x").delay(Duration.ofHours(1)).build());
+			await().atMost(Duration.ofSeconds(10)).until(() -> running.ownedBuckets().length == 4);
+			assertThatIllegalStateException()
+				.isThrownBy(() -> Redeq.builder(this.lettuce).prefix("layout").buckets(8).reshard())
+				.withMessageContaining("while 1 instance(s) run on it (worker-1)");
+		}
+		try (Redeq producer = Redeq.builder(this.lettuce).prefix("layout").buckets(4).migratorEnabled(false).build()) {
+			Redeq.builder(this.lettuce).prefix("layout").buckets(8).reshard();
+			assertThatExceptionOfType(RedeqException.class)
+				.isThrownBy(() -> producer.client()
+					.schedule(Job.builder("t").id("after").payload("x").delay(Duration.ofHours(1)).build()))
+				.withMessageContaining("resharded to 8 buckets, but the instance that sent this runs with 4");
+			try (Redeq resharded = Redeq.builder(this.lettuce).prefix("layout").buckets(8).build()) {
+				assertThat(resharded.client().find("t", "before")).isPresent();
+				assertThat(resharded.client().find("t", "after")).isEmpty();
+				assertThat(resharded.admin().stats("t").pending()).isEqualTo(1);
+			}
+		}
+	}
+
+}
