@@ -6,6 +6,10 @@ local job_key = ARGV[2]
 local topic = topic_of(job_key)
 local state = state_of(job_key, topic)
 if state == nil or state == 'I' then return 0 end
+if state ~= 'X' then
+  count(topic, -1)
+  flush_counts()
+end
 if state == 'D' then
   redis.call('ZREM', K_DUE, job_key)
 elseif state == 'R' then
@@ -14,9 +18,5 @@ else
   redis.call('ZREM', K_DIED, job_key)
   redis.call('ZREM', dead_key(topic), job_key)
 end
-forget(job_key)
-if state ~= 'X' then
-  count(topic, -1)
-end
-flush_counts()
+forget_all({ job_key })
 return 1

@@ -12,43 +12,42 @@ local token = ARGV[4]
 local max_attempts = tonumber(ARGV[5])
 local ready = ready_key(topic)
 local now = now_ms()
-local out = { now, 0 }
-local leases = {}
-local claimed = 0
-local budget = n + 64 -- jobs buried on the way do not count; bound the call all the same
-while claimed < n and budget > 0 do
-  local popped = redis.call('ZPOPMIN', ready, math.min(n - claimed, budget))
-  if #popped == 0 then break end
-  budget = budget - #popped / 2
-  for i = 1, #popped, 2 do
-    local job_key, due = popped[i], tonumber(popped[i + 1])
-    local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
-    local rec = redis.call('HGET', K_PAYLOAD, job_key)
-    if a.attempts >= max_attempts then
-      bury(job_key, topic, now, redis.call('HGET', K_ERROR, job_key) or 'attempts used up')
-    elseif rec then
-      a.attempts = a.attempts + 1
-      a.due = due
-      a.token = token
-      redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))
-      leases[#leases + 1] = now + lease
-      leases[#leases + 1] = job_key
-      claimed = claimed + 1
-      local created, payload = string.match(rec, '^(%d+)[^|]*|(.*)$')
-      out[#out + 1] = job_key
-      out[#out + 1] = a.attempts
-      out[#out + 1] = tonumber(created)
-      out[#out + 1] = due
-      out[#out + 1] = payload
-    else
-      -- A READY entry without a record cannot be delivered; drop what is left of it.
-      forget(job_key)
-      count(topic, -1)
-    end
+local waiting = redis.call('ZCARD', ready)
+-- The pop is the one removal, and the ready set is not touched after it (see prelude).
+local popped = redis.call('ZPOPMIN', ready, n)
+local out = { now, waiting - #popped / 2 }
+local claimed, leases, broken = 0, {}, {}
+for i = 1, #popped, 2 do
+  local job_key, due = popped[i], tonumber(popped[i + 1])
+  local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
+  local rec = redis.call('HGET', K_PAYLOAD, job_key)
+  if a.attempts >= max_attempts then
+    bury(job_key, topic, now, redis.call('HGET', K_ERROR, job_key) or 'attempts used up')
+  elseif rec then
+    a.attempts = a.attempts + 1
+    a.due = due
+    a.token = token
+    redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))
+    leases[#leases + 1] = now + lease
+    leases[#leases + 1] = job_key
+    claimed = claimed + 1
+    local created, payload = string.match(rec, '^(%d+)[^|]*|(.*)$')
+    out[#out + 1] = job_key
+    out[#out + 1] = a.attempts
+    out[#out + 1] = tonumber(created)
+    out[#out + 1] = due
+    out[#out + 1] = payload
+  else
+    -- A READY entry without a record cannot be delivered; drop what is left of it.
+    broken[#broken + 1] = job_key
+    count(topic, -1)
   end
 end
 zadd_all(K_LEASE, leases)
 count(topic .. ':i', claimed)
 flush_counts()
-out[2] = redis.call('ZCARD', ready)
+if #broken > 0 then
+  remove_all('HDEL', K_ATTEMPT, broken)
+  remove_all('HDEL', K_ERROR, broken)
+end
 return out

@@ -34,6 +34,18 @@ if #missing > 0 then
   return missing
 end
 
+-- The heads that remain after this call, read now: nothing is read after the removals below.
+local function score_at(key, rank)
+  local entry = redis.call('ZRANGE', key, rank, rank, 'WITHSCORES')
+  if entry[2] then return tonumber(entry[2]) end
+  return -1
+end
+local next_due = score_at(K_DUE, #due / 2)
+local next_lease = -1
+if ARGV[6] == '1' then
+  next_lease = score_at(K_LEASE, #expired)
+end
+
 local held = 1
 if token ~= '' then
   held = 0
@@ -59,14 +71,8 @@ end
 for i = 1, #due, 2 do
   make_ready(due[i], tonumber(due[i + 1]))
 end
-if #due > 0 then
-  -- The batch is the lowest-scored members, so it is exactly this rank range.
-  redis.call('ZREMRANGEBYRANK', K_DUE, 0, #due / 2 - 1)
-end
 
-local reclaimed = 0
 for _, job_key in ipairs(expired) do
-  local topic = topic_of(job_key)
   local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
   -- The attempt counts: its instance may have run the handler (a job that kills its instance
   -- must still end DEAD). Claims known to be orphaned are handed back by release-claim instead.
@@ -75,34 +81,37 @@ for _, job_key in ipairs(expired) do
   redis.call('HSET', K_ERROR, job_key, 'lease expired during attempt ' .. a.attempts
     .. ' (its instance stopped renewing it: crashed, paused or hung)')
   make_ready(job_key, a.due)
-  count(topic .. ':i', -1)
-  reclaimed = reclaimed + 1
-end
-if #expired > 0 then
-  redis.call('ZREMRANGEBYRANK', K_LEASE, 0, #expired - 1)
+  count(topic_of(job_key) .. ':i', -1)
 end
 
-local out = { now, -1, -1, held, #due / 2, reclaimed }
+local out = { now, next_due, next_lease, held, #due / 2, #expired }
 for _, topic in ipairs(topics) do
   local list = ready[topic]
   zadd_all(ready_key(topic), list)
   out[#out + 1] = topic
   out[#out + 1] = #list / 2
 end
-
-for _, job_key in ipairs(old) do
-  forget(job_key)
-  redis.call('ZREM', dead_key(topic_of(job_key)), job_key)
-end
-if #old > 0 then
-  redis.call('ZREMRANGEBYRANK', K_DIED, 0, #old - 1)
-end
 flush_counts()
 
-local next_due = redis.call('ZRANGE', K_DUE, 0, 0, 'WITHSCORES')
-if next_due[2] then out[2] = tonumber(next_due[2]) end
-if ARGV[6] == '1' then
-  local next_lease = redis.call('ZRANGE', K_LEASE, 0, 0, 'WITHSCORES')
-  if next_lease[2] then out[3] = tonumber(next_lease[2]) end
+-- Removals last, one command per key (see prelude). The batches are the lowest-scored members,
+-- so they are exactly these rank ranges.
+if #due > 0 then
+  redis.call('ZREMRANGEBYRANK', K_DUE, 0, #due / 2 - 1)
+end
+if #expired > 0 then
+  redis.call('ZREMRANGEBYRANK', K_LEASE, 0, #expired - 1)
+end
+if #old > 0 then
+  local dead_by_topic = {}
+  for _, job_key in ipairs(old) do
+    local topic = topic_of(job_key)
+    dead_by_topic[topic] = dead_by_topic[topic] or {}
+    table.insert(dead_by_topic[topic], job_key)
+  end
+  for topic, job_keys in pairs(dead_by_topic) do
+    remove_all('ZREM', dead_key(topic), job_keys)
+  end
+  redis.call('ZREMRANGEBYRANK', K_DIED, 0, #old - 1)
+  forget_all(old)
 end
 return out

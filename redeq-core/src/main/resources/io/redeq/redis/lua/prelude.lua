@@ -19,6 +19,12 @@
 --   KEYS[10+2k] dead:<t>  zset jobKey -> time it died (DEAD, for paging one topic)
 --
 -- A job's state is the index that holds it: exactly one of due, ready:<t>, lease, died.
+--
+-- Order inside every script that changes jobs: read everything first, then add (HSET, ZADD,
+-- HINCRBY), and remove last, with ONE command per key. Redis deletes a key that becomes empty,
+-- and in a cluster slot in migration any later command on that key fails the script halfway
+-- ("non local key"), after earlier writes. Removing last means such a failure can leave a job in
+-- its new index as well as its old one, never in none.
 -- jobKey is "<topic>:<id>"; topics cannot contain ':' or ',' so the topic is everything before the
 -- first ':'. Times are integer ms on the Redis clock, 0 <= t <= MAX_TIME (< 2^53, exact in Lua).
 local K_PAYLOAD, K_ATTEMPT, K_DUE, K_LEASE, K_DIED, K_ERROR, K_COUNT, K_LOCK =
@@ -109,7 +115,7 @@ local function state_of(job_key, topic)
   return nil
 end
 
--- Moves a job that is out of every index (just popped or unleased) to DEAD with the reason.
+-- Adds a job to DEAD with the reason; the caller removes it from where it was.
 local function bury(job_key, topic, now, reason)
   redis.call('ZADD', K_DIED, now, job_key)
   redis.call('ZADD', dead_key(topic), now, job_key)
@@ -117,11 +123,19 @@ local function bury(job_key, topic, now, reason)
   count(topic, -1)
 end
 
--- Forgets everything about a job (completed, cancelled, or dead past retention).
-local function forget(job_key)
-  redis.call('HDEL', K_PAYLOAD, job_key)
-  redis.call('HDEL', K_ATTEMPT, job_key)
-  redis.call('HDEL', K_ERROR, job_key)
+-- Removes members from a key with one command (a chunk of 1000 at most; callers keep their
+-- batches below that, so the key is touched once: see the order rule above).
+local function remove_all(cmd, key, members)
+  for from = 1, #members, 1000 do
+    redis.call(cmd, key, unpack(members, from, math.min(#members, from + 999)))
+  end
+end
+
+-- Forgets everything about these jobs (completed, cancelled, or dead past retention).
+local function forget_all(job_keys)
+  remove_all('HDEL', K_PAYLOAD, job_keys)
+  remove_all('HDEL', K_ATTEMPT, job_keys)
+  remove_all('HDEL', K_ERROR, job_keys)
 end
 
 -- Adds score/member pairs to a zset in chunks, so no unpack ever exceeds Lua's stack limit.

@@ -8,21 +8,20 @@
 -- Returns: number of jobs handed back
 local topic, token = ARGV[1], ARGV[2]
 local prefix = topic .. ':'
-local released = 0
-local leased = redis.call('ZRANGE', K_LEASE, 0, -1)
-for _, job_key in ipairs(leased) do
+local released = {}
+for _, job_key in ipairs(redis.call('ZRANGE', K_LEASE, 0, -1)) do
   if string.sub(job_key, 1, #prefix) == prefix then
     local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
     if a.token == token then
       a.token = ''
       if a.attempts > 0 then a.attempts = a.attempts - 1 end
       redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))
-      redis.call('ZREM', K_LEASE, job_key)
       redis.call('ZADD', ready_key(topic), a.due, job_key)
-      released = released + 1
+      released[#released + 1] = job_key
     end
   end
 end
-count(topic .. ':i', -released)
+count(topic .. ':i', -#released)
 flush_counts()
-return released
+remove_all('ZREM', K_LEASE, released)
+return #released

@@ -4,19 +4,20 @@
 -- KEYS: the bucket keys with the jobs' topics' ready and dead keys (see prelude)
 -- ARGV[1] topics, then triples: jobKey, claim token, 1 to give the attempt back or 0
 -- Returns: number of jobs released
-local released = 0
+local released = {}
 for i = 2, #ARGV, 3 do
   local job_key, token, refund = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
-  if token ~= '' and a.token == token and redis.call('ZREM', K_LEASE, job_key) == 1 then
+  if token ~= '' and a.token == token and redis.call('ZSCORE', K_LEASE, job_key) then
     local topic = topic_of(job_key)
     a.token = ''
     if refund == '1' and a.attempts > 0 then a.attempts = a.attempts - 1 end
     redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))
     redis.call('ZADD', ready_key(topic), a.due, job_key)
     count(topic .. ':i', -1)
-    released = released + 1
+    released[#released + 1] = job_key
   end
 end
 flush_counts()
-return released
+remove_all('ZREM', K_LEASE, released)
+return #released

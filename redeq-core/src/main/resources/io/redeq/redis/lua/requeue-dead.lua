@@ -1,6 +1,6 @@
 -- requeue-dead: gives dead jobs of one topic a fresh set of attempts and makes them READY now.
 -- KEYS: the bucket keys with the topic's ready and dead keys (see prelude)
--- ARGV[1] topic, ARGV[2] at most this many, ARGV[3] one jobKey ('' = the longest-dead ones)
+-- ARGV[1] topic, ARGV[2] at most this many (500 at most), ARGV[3] one jobKey ('' = the longest-dead ones)
 -- Returns: number of jobs requeued
 local topic = ARGV[1]
 local keys
@@ -10,17 +10,20 @@ else
   keys = redis.call('ZRANGE', dead_key(topic), 0, tonumber(ARGV[2]) - 1)
 end
 local now = now_ms()
-local moved = {}
+local moved, ready = {}, {}
 for _, job_key in ipairs(keys) do
-  if redis.call('ZREM', dead_key(topic), job_key) == 1 then
-    redis.call('ZREM', K_DIED, job_key)
-    redis.call('HDEL', K_ATTEMPT, job_key)
-    redis.call('HDEL', K_ERROR, job_key)
-    moved[#moved + 1] = now
+  if redis.call('ZSCORE', dead_key(topic), job_key) then
     moved[#moved + 1] = job_key
+    ready[#ready + 1] = now
+    ready[#ready + 1] = job_key
   end
 end
-zadd_all(ready_key(topic), moved)
-count(topic, #moved / 2)
+if #moved == 0 then return 0 end
+zadd_all(ready_key(topic), ready)
+count(topic, #moved)
 flush_counts()
-return #moved / 2
+remove_all('ZREM', dead_key(topic), moved)
+remove_all('ZREM', K_DIED, moved)
+remove_all('HDEL', K_ATTEMPT, moved)
+remove_all('HDEL', K_ERROR, moved)
+return #moved

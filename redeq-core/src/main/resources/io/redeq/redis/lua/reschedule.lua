@@ -10,11 +10,12 @@ if not ms or ms < 0 or due > MAX_TIME then
   return redis.error_reply('ERR redeq reschedule: due time of ' .. job_key .. ' out of range: ' .. tostring(ARGV[4]))
 end
 local state = state_of(job_key, topic)
-if state == 'R' then
-  redis.call('ZREM', ready_key(topic), job_key)
-elseif state ~= 'D' then
+if state ~= 'D' and state ~= 'R' then
   return { 0, 0, 0 }
 end
 redis.call('ZADD', K_DUE, due, job_key)
 local head = redis.call('ZRANGE', K_DUE, 0, 0)
+if state == 'R' then
+  redis.call('ZREM', ready_key(topic), job_key)
+end
 return { 1, due, (head[1] == job_key) and 1 or 0 }

@@ -21,7 +21,7 @@ else
   redis.call('ZREM', K_DIED, job_key)
   redis.call('ZREM', dead_key(topic), job_key)
 end
-forget(job_key)
+forget_all({ job_key })
 if state ~= 'X' then count(topic, -1) end
 flush_counts()
 return 1

@@ -14,9 +14,9 @@ a.token = ''
 a.due = due
 redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))
 redis.call('HSET', K_ERROR, job_key, ARGV[5])
-redis.call('ZREM', K_LEASE, job_key)
 redis.call('ZADD', K_DUE, due, job_key)
+local head = redis.call('ZRANGE', K_DUE, 0, 0)
 count(topic_of(job_key) .. ':i', -1)
 flush_counts()
-local head = redis.call('ZRANGE', K_DUE, 0, 0)
+redis.call('ZREM', K_LEASE, job_key)
 return { 1, due, (head[1] == job_key) and 1 or 0 }

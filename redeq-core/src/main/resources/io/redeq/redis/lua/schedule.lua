@@ -28,30 +28,42 @@ end
 
 local refused = refuse_other_layout(ARGV[4])
 if refused then return refused end
+-- Read every job's current state first; then add; then remove (see prelude).
 local pending = {}
+local current = {}
+for i = 0, n - 1 do
+  local job_key = ARGV[5 + i * 5]
+  if not current[job_key] then
+    if redis.call('HEXISTS', K_PAYLOAD, job_key) == 1 then
+      current[job_key] = state_of(job_key, topic_of(job_key)) or 'gone'
+    else
+      current[job_key] = 'none'
+    end
+  end
+end
+
 local written = {}
+local removals = { ready = {}, dead = {}, died = {}, attempt = {} }
 local out = { -1 }
 for i = 0, n - 1 do
   local base = 5 + i * 5
   local job_key, payload, mode, ms, policy = ARGV[base], ARGV[base + 1], ARGV[base + 2], tonumber(ARGV[base + 3]), ARGV[base + 4]
   local topic = topic_of(job_key)
   local due = (mode == 'in') and (now + ms) or ms
+  local state = current[job_key] -- the same id twice in one call sees what the first one left
   local status, value = 'new', due
-  local state = nil
-  if redis.call('HEXISTS', K_PAYLOAD, job_key) == 1 then
-    state = state_of(job_key, topic)
-  end
   if state == 'X' then
     status = 'replaced'
-  elseif state and policy == 'K' then
+  elseif state ~= 'none' and state ~= 'gone' and policy == 'K' then
     status, value = 'kept', 0
-  elseif state and policy == 'J' then
+  elseif state ~= 'none' and state ~= 'gone' and policy == 'J' then
     status, value = 'rejected', state
   elseif state == 'I' then
     status, value = 'running', 0
-  elseif state then
+  elseif state == 'D' or state == 'R' then
     status = 'replaced'
   end
+  -- 'gone': a record in no index (never left by redeq); it is written anew and counted.
   local grows = (status == 'new') or (state == 'X')
   if grows and capacity > 0 then
     if not pending[topic] then
@@ -62,25 +74,25 @@ for i = 0, n - 1 do
     end
   end
   if status == 'new' or status == 'replaced' then
-    if state == 'X' then
-      redis.call('ZREM', K_DIED, job_key)
-      redis.call('ZREM', dead_key(topic), job_key)
-    elseif state == 'D' then
-      redis.call('ZREM', K_DUE, job_key)
-    elseif state == 'R' then
-      redis.call('ZREM', ready_key(topic), job_key)
-    end
-    if state then
-      redis.call('HDEL', K_ATTEMPT, job_key)
-      redis.call('HDEL', K_ERROR, job_key)
-    end
     redis.call('HSET', K_PAYLOAD, job_key, string.format('%d|', now) .. payload)
     redis.call('ZADD', K_DUE, due, job_key)
+    if state == 'R' then
+      removals.ready[topic] = removals.ready[topic] or {}
+      table.insert(removals.ready[topic], job_key)
+    elseif state == 'X' then
+      removals.dead[topic] = removals.dead[topic] or {}
+      table.insert(removals.dead[topic], job_key)
+      table.insert(removals.died, job_key)
+    end
+    if status == 'replaced' then
+      table.insert(removals.attempt, job_key)
+    end
     if grows then
       count(topic, 1)
       if pending[topic] then pending[topic] = pending[topic] + 1 end
     end
     written[job_key] = due
+    current[job_key] = 'D'
   end
   out[#out + 1] = status
   out[#out + 1] = value
@@ -90,4 +102,13 @@ local head = redis.call('ZRANGE', K_DUE, 0, 0)
 if head[1] and written[head[1]] then
   out[1] = written[head[1]]
 end
+for topic, job_keys in pairs(removals.ready) do
+  remove_all('ZREM', ready_key(topic), job_keys)
+end
+for topic, job_keys in pairs(removals.dead) do
+  remove_all('ZREM', dead_key(topic), job_keys)
+end
+remove_all('ZREM', K_DIED, removals.died)
+remove_all('HDEL', K_ATTEMPT, removals.attempt)
+remove_all('HDEL', K_ERROR, removals.attempt)
 return out
