@@ -152,16 +152,17 @@ public final class TopicConsumer implements Subscription {
 	private void fetchLoop() {
 		while (this.fetching) {
 			try {
-				this.slots.acquire();
-				int free = 1 + this.slots.drainPermits();
-				int started = 0;
+				FreeSlots free = FreeSlots.take(this.slots);
 				try {
-					started = fetchInto(free);
+					fetchInto(free);
 				}
 				finally {
-					this.slots.release(free - started);
+					// Only the slots no job took: a claim that failed after others
+					// started
+					// jobs must not hand back the slots those jobs still hold.
+					free.releaseUnused();
 				}
-				if (started == 0 && this.fetching) {
+				if (!free.anyHandedOver() && this.fetching) {
 					this.signals.awaitWork();
 				}
 				this.fetchFailures.recovered("Consumer of topic '{}' fetches again", this.settings.topic());
@@ -181,27 +182,26 @@ public final class TopicConsumer implements Subscription {
 	}
 
 	/**
-	 * Claims up to {@code free} jobs from the hinted buckets and starts them; returns how
-	 * many.
+	 * Claims jobs from the hinted buckets into the free slots and starts them; each
+	 * started job takes its slot at once, so a claim that throws later in the round
+	 * leaves the count right.
 	 */
-	private int fetchInto(int free) {
-		int started = 0;
+	private void fetchInto(FreeSlots free) {
 		Integer bucket;
-		while (started < free && this.fetching && (bucket = this.signals.nextBucket()) != null) {
+		while (free.left() > 0 && this.fetching && (bucket = this.signals.nextBucket()) != null) {
 			ClaimResult result = this.store.scripts()
-				.await(this.store.claim(bucket, this.settings.topic(), free - started, this.settings.lease().toMillis(),
+				.await(this.store.claim(bucket, this.settings.topic(), free.left(), this.settings.lease().toMillis(),
 						this.tokenPrefix + this.tokens.incrementAndGet(), this.settings.maxAttempts()),
 						"claim jobs of topic " + this.settings.topic());
 			for (ClaimedJob job : result.jobs()) {
 				if (start(job, result.now())) {
-					started++;
+					free.handOverOne();
 				}
 			}
 			if (result.remaining() > 0) {
-				this.signals.moreIn(bucket, started >= free);
+				this.signals.moreIn(bucket, free.left() == 0);
 			}
 		}
-		return started;
 	}
 
 	private boolean start(ClaimedJob job, long redisNow) {
