@@ -53,25 +53,36 @@ final class LeaseKeeper {
 	}
 
 	private void renew() {
-		Map<Integer, List<ClaimedJob>> byBucket = new LinkedHashMap<>();
+		Map<Integer, List<RunningJob>> byBucket = new LinkedHashMap<>();
 		for (RunningJob runningJob : this.running) {
 			if (!runningJob.isSettled()) {
-				byBucket.computeIfAbsent(runningJob.job.bucket(), (b) -> new ArrayList<>()).add(runningJob.job);
+				byBucket.computeIfAbsent(runningJob.job.bucket(), (b) -> new ArrayList<>()).add(runningJob);
 			}
 		}
-		byBucket.forEach(
-				(bucket, jobs) -> this.store.extend(bucket, this.lease.toMillis(), jobs).whenComplete((renewed, ex) -> {
-					if (ex != null) {
-						logger.debug("Could not renew leases in bucket {}; retrying at the next renewal", bucket, ex);
-						return;
+		byBucket.forEach((bucket, runningJobs) -> {
+			List<ClaimedJob> jobs = runningJobs.stream().map((runningJob) -> runningJob.job).toList();
+			this.store.extend(bucket, this.lease.toMillis(), jobs).whenComplete((renewed, ex) -> {
+				if (ex != null) {
+					logger.debug("Could not renew leases in bucket {}; retrying at the next renewal", bucket, ex);
+					return;
+				}
+				for (int i = 0; i < renewed.size(); i++) {
+					if (!renewed.get(i) && stillRunning(runningJobs.get(i))) {
+						logger.warn("Lease of job {} was lost while its handler runs; it may run again elsewhere",
+								JobOutcomes.describe(jobs.get(i)));
 					}
-					for (int i = 0; i < renewed.size(); i++) {
-						if (!renewed.get(i)) {
-							logger.warn("Lease of job {} was lost while its handler runs; it may run again elsewhere",
-									JobOutcomes.describe(jobs.get(i)));
-						}
-					}
-				}));
+				}
+			});
+		});
+	}
+
+	/**
+	 * Asked when the reply arrives, not when the renewal was sent: a job that finished in
+	 * between was completed (or retried) by its worker, so Redis no longer holding its
+	 * claim is expected, not a loss.
+	 */
+	private boolean stillRunning(RunningJob runningJob) {
+		return !runningJob.isSettled() && this.running.contains(runningJob);
 	}
 
 }
