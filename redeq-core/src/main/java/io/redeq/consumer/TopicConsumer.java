@@ -5,30 +5,16 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.MDC;
 
-import io.redeq.Delivery;
 import io.redeq.JobHandler;
 import io.redeq.RedeqOptions;
 import io.redeq.Subscription;
-import io.redeq.codec.PayloadCodec;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.LogOnce;
 import io.redeq.redis.ClaimResult;
@@ -43,21 +29,25 @@ import io.redeq.redis.RedisJobStore;
  *
  * <p>
  * An idle fetcher waits on Redis for a wake-up signal ({@link WorkSignals}); a handler
- * running past its timeout is interrupted and its slot given back; {@link #close()} stops
- * fetching at once, lets running handlers finish within the shutdown timeout and hands
- * every unfinished job back to READY.
+ * running past its timeout is interrupted and its slot given back
+ * ({@link HandlerInvocation}); {@link #close()} stops fetching at once, lets running
+ * handlers finish within the shutdown timeout and hands every job no thread runs any more
+ * back to READY.
  */
 public final class TopicConsumer implements Subscription {
+
+	/**
+	 * How long close waits, after the shutdown timeout, for interrupted handlers to end.
+	 * A handler that honours interruption ends far sooner; one that does not keeps its
+	 * job IN_FLIGHT rather than let another instance start it while it still runs.
+	 */
+	static final Duration INTERRUPTED_HANDLER_GRACE = Duration.ofSeconds(1);
 
 	private static final Logger logger = LoggerFactory.getLogger(TopicConsumer.class);
 
 	private final ConsumerSettings settings;
 
-	private final JobHandler<Object> handler;
-
 	private final RedisJobStore store;
-
-	private final PayloadCodec codec;
 
 	private final RedeqOptions options;
 
@@ -71,15 +61,11 @@ public final class TopicConsumer implements Subscription {
 
 	private final WorkSignals signals;
 
-	private final Semaphore slots;
+	private final Workers workers;
 
-	private final ExecutorService workers;
+	private final HandlerInvocation invocation;
 
-	private final Set<RunningJob> running = ConcurrentHashMap.newKeySet();
-
-	private final ReentrantLock idleLock = new ReentrantLock();
-
-	private final Condition idle = this.idleLock.newCondition();
+	private final LeaseKeeper leases;
 
 	private final Thread fetcher;
 
@@ -91,33 +77,23 @@ public final class TopicConsumer implements Subscription {
 
 	private final LogOnce fetchFailures = new LogOnce(logger);
 
-	private final LogOnce outcomeFailures = new LogOnce(logger);
-
 	private volatile boolean fetching = true;
-
-	private final LeaseKeeper leases;
 
 	public TopicConsumer(ConsumerSettings settings, JobHandler<Object> handler, ConsumerContext context,
 			Runnable onClosed) {
 		this.settings = settings;
-		this.handler = handler;
 		this.store = context.store();
-		this.codec = context.codec();
 		this.options = context.options();
 		this.events = context.events();
 		this.timers = context.timers();
 		this.onClosed = onClosed;
 		this.outcomes = new JobOutcomes(this.store, settings, context.listeners(), this.events, context.wakeUps());
 		this.signals = new WorkSignals(this.store, this.options, settings.topic());
-		this.slots = new Semaphore(settings.concurrency());
-		AtomicInteger workerNumber = new AtomicInteger();
-		this.workers = Executors.newCachedThreadPool((task) -> {
-			Thread thread = new Thread(task, "redeq-" + settings.topic() + "-" + workerNumber.incrementAndGet());
-			thread.setDaemon(true);
-			return thread;
-		});
+		this.workers = new Workers(settings.topic(), settings.concurrency());
+		this.invocation = new HandlerInvocation(settings, handler, context.codec(), this.outcomes, this.timers,
+				this.workers);
 		this.tokenPrefix = context.instanceId() + ":";
-		this.leases = new LeaseKeeper(this.store, settings.lease(), this.running);
+		this.leases = new LeaseKeeper(this.store, settings.lease(), this.workers.running());
 		this.fetcher = new Thread(this::fetchLoop, "redeq-fetch-" + settings.topic());
 		this.fetcher.setDaemon(true);
 	}
@@ -139,7 +115,7 @@ public final class TopicConsumer implements Subscription {
 
 	/** Handlers running right now. */
 	public int activeHandlers() {
-		return this.running.size();
+		return this.workers.running().size();
 	}
 
 	public ConsumerSettings settings() {
@@ -152,14 +128,13 @@ public final class TopicConsumer implements Subscription {
 	private void fetchLoop() {
 		while (this.fetching) {
 			try {
-				FreeSlots free = FreeSlots.take(this.slots);
+				FreeSlots free = this.workers.takeFreeSlots();
 				try {
 					fetchInto(free);
 				}
 				finally {
-					// Only the slots no job took: a claim that failed after others
-					// started
-					// jobs must not hand back the slots those jobs still hold.
+					// Only the slots no job took: a claim that failed after jobs started
+					// must not hand back the slots those jobs hold.
 					free.releaseUnused();
 				}
 				if (!free.anyHandedOver() && this.fetching) {
@@ -205,17 +180,7 @@ public final class TopicConsumer implements Subscription {
 	}
 
 	private boolean start(ClaimedJob job, long redisNow) {
-		if (!this.fetching) {
-			giveBack(List.of(job), true);
-			return false;
-		}
-		RunningJob runningJob = new RunningJob(job);
-		this.running.add(runningJob);
-		try {
-			this.workers.execute(() -> run(runningJob));
-		}
-		catch (RejectedExecutionException ex) {
-			this.running.remove(runningJob);
+		if (!this.fetching || !this.workers.start(job, this.invocation::run)) {
 			giveBack(List.of(job), true);
 			return false;
 		}
@@ -223,117 +188,36 @@ public final class TopicConsumer implements Subscription {
 		return true;
 	}
 
-	// ---- running
-	// -------------------------------------------------------------------------
-
-	private void run(RunningJob runningJob) {
-		ClaimedJob job = runningJob.job;
-		runningJob.thread = Thread.currentThread();
-		Delivery delivery = new Delivery(job.id(), job.topic(), job.attempt(),
-				java.time.Instant.ofEpochMilli(job.dueAt()), java.time.Instant.ofEpochMilli(job.createdAt()));
-		runningJob.timeout = this.timers.schedule(() -> timedOut(runningJob, delivery),
-				this.settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
-		MDC.put("redeq.topic", job.topic());
-		MDC.put("redeq.jobId", job.id());
-		try {
-			Object payload;
-			try {
-				payload = this.codec.read(job.payload(), this.settings.payloadType());
-			}
-			catch (RuntimeException ex) {
-				if (runningJob.settle()) {
-					settleSafely(() -> this.outcomes.dead(job, delivery, "payload cannot be read as "
-							+ this.settings.payloadType().getTypeName() + ": " + ex.getMessage()));
-				}
-				return;
-			}
-			this.handler.handle(payload, delivery);
-			if (runningJob.settle()) {
-				Duration took = Duration.ofNanos(System.nanoTime() - runningJob.startedNanos);
-				settleSafely(() -> this.outcomes.completed(job, delivery, took));
-			}
-		}
-		catch (Throwable ex) {
-			if (runningJob.settle()) {
-				Duration took = Duration.ofNanos(System.nanoTime() - runningJob.startedNanos);
-				settleSafely(() -> this.outcomes.failed(job, delivery, ex, took));
-			}
-			if (ex instanceof VirtualMachineError error) {
-				throw error;
-			}
-		}
-		finally {
-			finished(runningJob);
-			MDC.remove("redeq.topic");
-			MDC.remove("redeq.jobId");
-			Thread.interrupted(); // a pooled thread must not carry a timeout's interrupt
-									// into the next job
-		}
-	}
-
-	private void timedOut(RunningJob runningJob, Delivery delivery) {
-		if (!runningJob.settle()) {
-			return;
-		}
-		Thread thread = runningJob.thread;
-		if (thread != null) {
-			thread.interrupt();
-		}
-		// The slot comes back now, even if the handler ignores the interrupt and keeps
-		// its thread.
-		finished(runningJob);
-		try {
-			this.workers.execute(() -> settleSafely(() -> this.outcomes.failed(runningJob.job, delivery,
-					new HandlerTimeoutException(this.settings.timeout()), this.settings.timeout())));
-		}
-		catch (RejectedExecutionException ex) {
-			// closing: the job stays IN_FLIGHT and is reclaimed when its lease expires
-		}
-	}
-
-	private void finished(RunningJob runningJob) {
-		ScheduledFuture<?> timeout = runningJob.timeout;
-		if (timeout != null) {
-			timeout.cancel(false);
-		}
-		if (this.running.remove(runningJob)) {
-			this.slots.release();
-			this.idleLock.lock();
-			try {
-				this.idle.signalAll();
-			}
-			finally {
-				this.idleLock.unlock();
-			}
-		}
-	}
-
-	private void settleSafely(Runnable outcome) {
-		try {
-			outcome.run();
-			this.outcomeFailures.recovered("Consumer of topic '{}' stores outcomes again", this.settings.topic());
-		}
-		catch (RuntimeException ex) {
-			this.outcomeFailures.failed("Consumer of topic '" + this.settings.topic()
-					+ "' could not store a job's outcome; the job stays IN_FLIGHT and runs again when its lease expires",
-					ex);
-		}
-	}
-
 	// ---- closing
 	// -------------------------------------------------------------------------
 
+	/**
+	 * Stops fetching at once, lets running handlers finish within the shutdown timeout,
+	 * then takes the rest from their workers: a job no thread runs any more goes back to
+	 * READY at once, a job whose handler ignored its interrupt stays IN_FLIGHT until its
+	 * lease (no longer renewed) expires, so no other instance starts it while this one
+	 * still runs it.
+	 */
 	@Override
 	public void close() {
 		if (!this.open.compareAndSet(true, false)) {
 			return;
 		}
+		long deadline = System.nanoTime() + this.options.shutdownTimeout().toNanos();
 		this.fetching = false;
 		this.signals.close();
-		this.slots.release(this.settings.concurrency()); // wakes a fetcher waiting for a
-															// free slot
+		this.workers.wakeFetcher();
 		joinFetcher();
-		awaitRunning(this.options.shutdownTimeout());
+		this.workers.awaitIdle(deadline);
+		Workers.Unfinished unfinished = this.workers.stop(INTERRUPTED_HANDLER_GRACE);
+		giveBack(unfinished.neverStarted(), true);
+		giveBack(unfinished.interrupted(), false);
+		for (ClaimedJob job : unfinished.stillRunning()) {
+			logger.warn(
+					"Job {} still runs: its handler ignored the interrupt at the end of the shutdown timeout ({}); "
+							+ "it stays IN_FLIGHT and runs again when its lease expires, within {}",
+					JobOutcomes.describe(job), this.options.shutdownTimeout(), this.settings.lease());
+		}
 		try {
 			this.outcomes.flush(this.options.commandTimeout());
 		}
@@ -342,23 +226,12 @@ public final class TopicConsumer implements Subscription {
 					"Could not complete the last finished jobs of topic '{}' ({}); they run again when their leases expire",
 					this.settings.topic(), ex.getMessage());
 		}
-		List<ClaimedJob> unfinished = new ArrayList<>();
-		for (RunningJob runningJob : this.running) {
-			if (runningJob.settle()) {
-				unfinished.add(runningJob.job);
-				Thread thread = runningJob.thread;
-				if (thread != null) {
-					thread.interrupt();
-				}
-			}
-		}
-		giveBack(unfinished, false);
 		this.leases.stop();
-		this.workers.shutdownNow();
+		this.workers.shutdown();
 		this.onClosed.run();
-		if (!unfinished.isEmpty()) {
-			logger.info("Consumer of topic '{}' stopped; {} unfinished jobs handed back to READY",
-					this.settings.topic(), unfinished.size());
+		if (unfinished.handedBack() > 0 || !unfinished.stillRunning().isEmpty()) {
+			logger.info("Consumer of topic '{}' stopped; {} unfinished jobs handed back to READY, {} left IN_FLIGHT",
+					this.settings.topic(), unfinished.handedBack(), unfinished.stillRunning().size());
 		}
 	}
 
@@ -368,26 +241,6 @@ public final class TopicConsumer implements Subscription {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-		}
-	}
-
-	private void awaitRunning(Duration timeout) {
-		long deadline = System.nanoTime() + timeout.toNanos();
-		this.idleLock.lock();
-		try {
-			while (!this.running.isEmpty()) {
-				long left = deadline - System.nanoTime();
-				if (left <= 0) {
-					return;
-				}
-				this.idle.awaitNanos(left);
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		finally {
-			this.idleLock.unlock();
 		}
 	}
 
