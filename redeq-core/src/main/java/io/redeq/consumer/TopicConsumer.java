@@ -51,7 +51,7 @@ public final class TopicConsumer implements Subscription {
 
 	private final RedeqOptions options;
 
-	private final JobOutcomes outcomes;
+	private final Acknowledgements acknowledgements;
 
 	private final JobEvents events;
 
@@ -87,13 +87,15 @@ public final class TopicConsumer implements Subscription {
 		this.events = context.events();
 		this.timers = context.timers();
 		this.onClosed = onClosed;
-		this.outcomes = new JobOutcomes(this.store, settings, context.listeners(), this.events, context.wakeUps());
 		this.signals = new WorkSignals(this.store, this.options, settings.topic());
 		this.workers = new Workers(settings.topic(), settings.concurrency());
-		this.invocation = new HandlerInvocation(settings, handler, context.codec(), this.outcomes, this.timers,
+		this.acknowledgements = new Acknowledgements(this.store, settings.topic(), this.timers, this.workers::execute);
+		JobOutcomes outcomes = new JobOutcomes(this.store, settings, context.listeners(), this.events,
+				context.wakeUps(), this.acknowledgements);
+		this.invocation = new HandlerInvocation(settings, handler, context.codec(), outcomes, this.timers,
 				this.workers);
 		this.tokenPrefix = context.instanceId() + ":";
-		this.leases = new LeaseKeeper(this.store, settings.lease(), this.workers.running());
+		this.leases = new LeaseKeeper(this.store, settings.lease(), this.workers.running(), this.acknowledgements);
 		this.fetcher = new Thread(this::fetchLoop, "redeq-fetch-" + settings.topic());
 		this.fetcher.setDaemon(true);
 	}
@@ -196,7 +198,8 @@ public final class TopicConsumer implements Subscription {
 	 * then takes the rest from their workers: a job no thread runs any more goes back to
 	 * READY at once, a job whose handler ignored its interrupt stays IN_FLIGHT until its
 	 * lease (no longer renewed) expires, so no other instance starts it while this one
-	 * still runs it.
+	 * still runs it. Finished jobs get until the shutdown timeout (one command timeout at
+	 * least) for Redis to confirm their completion.
 	 */
 	@Override
 	public void close() {
@@ -204,12 +207,40 @@ public final class TopicConsumer implements Subscription {
 			return;
 		}
 		long deadline = System.nanoTime() + this.options.shutdownTimeout().toNanos();
+		stopFetching();
+		this.workers.awaitIdle(deadline);
+		Workers.Unfinished unfinished = this.workers.stop(INTERRUPTED_HANDLER_GRACE);
+		handBack(unfinished);
+		List<ClaimedJob> uncompleted = this.acknowledgements
+			.flush(Math.max(deadline - System.nanoTime(), this.options.commandTimeout().toNanos()) + System.nanoTime());
+		this.leases.stop();
+		this.workers.shutdown();
+		this.onClosed.run();
+		if (!uncompleted.isEmpty()) {
+			logger.warn(
+					"Consumer of topic '{}' closed before Redis confirmed the completion of {} finished jobs ({}); "
+							+ "they stay IN_FLIGHT and run again when their leases expire",
+					this.settings.topic(), uncompleted.size(), JobOutcomes.ids(uncompleted));
+		}
+		if (unfinished.handedBack() > 0 || !unfinished.stillRunning().isEmpty()) {
+			logger.info("Consumer of topic '{}' stopped; {} unfinished jobs handed back to READY, {} left IN_FLIGHT",
+					this.settings.topic(), unfinished.handedBack(), unfinished.stillRunning().size());
+		}
+	}
+
+	private void stopFetching() {
 		this.fetching = false;
 		this.signals.close();
 		this.workers.wakeFetcher();
-		joinFetcher();
-		this.workers.awaitIdle(deadline);
-		Workers.Unfinished unfinished = this.workers.stop(INTERRUPTED_HANDLER_GRACE);
+		try {
+			this.fetcher.join(this.options.commandTimeout().toMillis() + 1000);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private void handBack(Workers.Unfinished unfinished) {
 		giveBack(unfinished.neverStarted(), true);
 		giveBack(unfinished.interrupted(), false);
 		for (ClaimedJob job : unfinished.stillRunning()) {
@@ -217,30 +248,6 @@ public final class TopicConsumer implements Subscription {
 					"Job {} still runs: its handler ignored the interrupt at the end of the shutdown timeout ({}); "
 							+ "it stays IN_FLIGHT and runs again when its lease expires, within {}",
 					JobOutcomes.describe(job), this.options.shutdownTimeout(), this.settings.lease());
-		}
-		try {
-			this.outcomes.flush(this.options.commandTimeout());
-		}
-		catch (RuntimeException ex) {
-			logger.warn(
-					"Could not complete the last finished jobs of topic '{}' ({}); they run again when their leases expire",
-					this.settings.topic(), ex.getMessage());
-		}
-		this.leases.stop();
-		this.workers.shutdown();
-		this.onClosed.run();
-		if (unfinished.handedBack() > 0 || !unfinished.stillRunning().isEmpty()) {
-			logger.info("Consumer of topic '{}' stopped; {} unfinished jobs handed back to READY, {} left IN_FLIGHT",
-					this.settings.topic(), unfinished.handedBack(), unfinished.stillRunning().size());
-		}
-	}
-
-	private void joinFetcher() {
-		try {
-			this.fetcher.join(this.options.commandTimeout().toMillis() + 1000);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
 		}
 	}
 

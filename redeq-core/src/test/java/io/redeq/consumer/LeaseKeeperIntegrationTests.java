@@ -3,6 +3,7 @@ package io.redeq.consumer;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -19,20 +20,27 @@ import io.lettuce.core.protocol.CommandType;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
+import io.redeq.Job;
+import io.redeq.Redeq;
+import io.redeq.redis.ClaimResult;
 import io.redeq.redis.ClaimedJob;
 import io.redeq.redis.KeySpace;
+import io.redeq.redis.MigrateResult;
 import io.redeq.redis.RedisConnections;
 import io.redeq.redis.RedisJobStore;
 import io.redeq.redis.ScriptRunner;
 import io.redeq.test.RedisTest;
+import io.redeq.test.TcpPorts;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The lease keeper against a real Redis whose replies the test holds back with
+ * The lease keeper against a real Redis: it renews the claims of finished jobs whose
+ * completion waits for Redis, and it reports a lost lease only for a job that still runs
+ * when the renewal's reply arrives (the test holds replies back with
  * {@code CLIENT PAUSE WRITE}, so a job can finish between a renewal's request and its
- * reply.
+ * reply).
  */
 @RedisTest
 class LeaseKeeperIntegrationTests {
@@ -60,7 +68,8 @@ class LeaseKeeperIntegrationTests {
 		ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
 		RedisConnections connections = new RedisConnections(this.lettuce);
 		RedisJobStore store = new RedisJobStore(keys, new ScriptRunner(connections, Duration.ofSeconds(10)));
-		LeaseKeeper keeper = new LeaseKeeper(store, Duration.ofMillis(300), running);
+		LeaseKeeper keeper = new LeaseKeeper(store, Duration.ofMillis(300), running,
+				new Acknowledgements(store, TOPIC, timers, Runnable::run));
 		try (StatefulRedisConnection<String, String> admin = this.lettuce.connect()) {
 			client(admin, "PAUSE", "10000", "WRITE");
 			try {
@@ -88,6 +97,51 @@ class LeaseKeeperIntegrationTests {
 			timers.shutdownNow();
 			connections.close();
 			((Logger) LoggerFactory.getLogger(LeaseKeeper.class)).detachAppender(warnings);
+		}
+	}
+
+	@Test
+	void keepsRenewingTheLeaseOfAFinishedJobUntilRedisAnswersForItsCompletion() {
+		Duration lease = Duration.ofMillis(600);
+		KeySpace keys = new KeySpace("renewals", 16);
+		ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+		ExecutorService retries = Executors.newSingleThreadExecutor();
+		RedisConnections connections = new RedisConnections(this.lettuce);
+		RedisJobStore store = new RedisJobStore(keys, new ScriptRunner(connections, Duration.ofSeconds(10)));
+		// Completions go to a Redis that is not there: they fail and wait for a retry.
+		RedisClient nowhere = RedisClient.create("redis://127.0.0.1:" + TcpPorts.freePort());
+		RedisConnections noConnections = new RedisConnections(nowhere);
+		RedisJobStore unreachable = new RedisJobStore(keys, new ScriptRunner(noConnections, Duration.ofMillis(500)));
+		Acknowledgements completions = new Acknowledgements(unreachable, TOPIC, timers, retries);
+		LeaseKeeper keeper = new LeaseKeeper(store, lease, Set.of(), completions);
+		try (Redeq redeq = Redeq.builder(this.lettuce).prefix("renewals").migratorEnabled(false).build()) {
+			redeq.client().schedule(Job.builder(TOPIC).id("done").payload("x").build());
+			int bucket = keys.bucketOf(KeySpace.jobKey(TOPIC, "done"));
+			assertThat(store.migrate(bucket, 10, false, "", 1000, 0).migrated()).isOne();
+			ClaimResult claim = store.scripts()
+				.await(store.claim(bucket, TOPIC, 1, lease.toMillis(), "me:1", 5), "claim");
+			long firstDeadline = claim.now() + lease.toMillis();
+			keeper.start(timers);
+
+			completions.complete(claim.jobs().get(0), (answer) -> {
+			});
+
+			// Redis's clock passes the deadline of the claim, and a sweep finds the lease
+			// renewed, not expired.
+			await().atMost(Duration.ofSeconds(10)).until(() -> {
+				MigrateResult sweep = store.migrate(bucket, 10, true, "checker", 1000, 0);
+				assertThat(sweep.reclaimed()).as("leases reclaimed").isZero();
+				return sweep.now() > firstDeadline + lease.toMillis() && sweep.nextLeaseExpiry() > sweep.now();
+			});
+			assertThat(completions.unconfirmed()).containsExactly(claim.jobs().get(0));
+		}
+		finally {
+			keeper.stop();
+			timers.shutdownNow();
+			retries.shutdownNow();
+			connections.close();
+			noConnections.close();
+			nowhere.shutdown();
 		}
 	}
 
