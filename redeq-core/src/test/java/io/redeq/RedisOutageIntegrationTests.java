@@ -15,9 +15,14 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.StatusOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
+import io.redeq.redis.KeySpace;
 import io.redeq.test.RedisServer;
 import io.redeq.test.TcpPorts;
 
@@ -133,6 +138,61 @@ class RedisOutageIntegrationTests {
 		finally {
 			consumerLogger.detachAppender(consumerLogs);
 		}
+	}
+
+	@Test
+	void closingWhileRedisDoesNotAnswerTakesBoundedTime() throws Exception {
+		try (RedisServer server = new RedisServer().start()) {
+			RedisClient lettuce = RedisClient.create(server.uri());
+			CountDownLatch handlersRun = new CountDownLatch(16);
+			try (Redeq redeq = Redeq.builder(lettuce)
+				.commandTimeout(Duration.ofSeconds(1))
+				.shutdownTimeout(Duration.ofMillis(500))
+				.build(); StatefulRedisConnection<String, String> admin = lettuce.connect()) {
+				Subscription subscription = redeq.subscribe("stuck", Integer.class, (n, delivery) -> {
+					handlersRun.countDown();
+					new CountDownLatch(1).await(); // until interrupted on close
+				}, SubscriptionOptions.builder().concurrency(16).build());
+				// One running job in every bucket: each is handed back by its own
+				// script.
+				KeySpace keys = new KeySpace(redeq.options().prefix(), redeq.options().buckets());
+				Map<Integer, Job> onePerBucket = new java.util.TreeMap<>();
+				for (int i = 0; i < 10_000 && onePerBucket.size() < keys.buckets(); i++) {
+					onePerBucket.putIfAbsent(keys.bucketOf(KeySpace.jobKey("stuck", "s" + i)),
+							Job.builder("stuck").id("s" + i).payload(i).build());
+				}
+				try (Redeq scheduler = Redeq.builder(lettuce).migratorEnabled(false).build()) {
+					// the default command timeout: scheduling is not what this test times
+					scheduler.client().scheduleAll(List.copyOf(onePerBucket.values()));
+				}
+				assertThat(handlersRun.await(10, TimeUnit.SECONDS)).isTrue();
+
+				pauseWrites(admin);
+				try {
+					long start = System.nanoTime();
+					subscription.close();
+					// The shutdown timeout, then a command timeout or two (the fetcher's
+					// claim, the first hand-back that gets no answer), not one per
+					// bucket.
+					assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(8));
+				}
+				finally {
+					admin.sync()
+						.dispatch(CommandType.CLIENT, new StatusOutput<>(StringCodec.UTF8),
+								new CommandArgs<>(StringCodec.UTF8).add("UNPAUSE"));
+				}
+			}
+			finally {
+				lettuce.shutdown();
+			}
+		}
+	}
+
+	/** Holds back every write and script until CLIENT UNPAUSE (or 60 s). */
+	private static void pauseWrites(StatefulRedisConnection<String, String> admin) {
+		admin.sync()
+			.dispatch(CommandType.CLIENT, new StatusOutput<>(StringCodec.UTF8),
+					new CommandArgs<>(StringCodec.UTF8).add("PAUSE").add(60_000).add("WRITE"));
 	}
 
 	private static boolean warned(ListAppender<ILoggingEvent> logs, String text) {

@@ -9,11 +9,13 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.redeq.JobHandler;
 import io.redeq.RedeqOptions;
+import io.redeq.RedeqUnavailableException;
 import io.redeq.Subscription;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.LogOnce;
@@ -183,7 +185,7 @@ public final class TopicConsumer implements Subscription {
 
 	private boolean start(ClaimedJob job, long redisNow) {
 		if (!this.fetching || !this.workers.start(job, this.invocation::run)) {
-			giveBack(List.of(job), true);
+			giveBackUnstarted(job);
 			return false;
 		}
 		this.events.started(job.topic(), Duration.ofMillis(Math.max(0, redisNow - job.dueAt())));
@@ -199,7 +201,9 @@ public final class TopicConsumer implements Subscription {
 	 * READY at once, a job whose handler ignored its interrupt stays IN_FLIGHT until its
 	 * lease (no longer renewed) expires, so no other instance starts it while this one
 	 * still runs it. Finished jobs get until the shutdown timeout (one command timeout at
-	 * least) for Redis to confirm their completion.
+	 * least) for Redis to confirm their completion. Every wait is bounded: close takes at
+	 * most about the shutdown timeout, plus {@link #INTERRUPTED_HANDLER_GRACE}, plus a
+	 * few command timeouts when Redis does not answer.
 	 */
 	@Override
 	public void close() {
@@ -210,7 +214,7 @@ public final class TopicConsumer implements Subscription {
 		stopFetching();
 		this.workers.awaitIdle(deadline);
 		Workers.Unfinished unfinished = this.workers.stop(INTERRUPTED_HANDLER_GRACE);
-		handBack(unfinished);
+		List<ClaimedJob> notHandedBack = handBack(unfinished);
 		List<ClaimedJob> uncompleted = this.acknowledgements
 			.flush(Math.max(deadline - System.nanoTime(), this.options.commandTimeout().toNanos()) + System.nanoTime());
 		this.leases.stop();
@@ -222,9 +226,11 @@ public final class TopicConsumer implements Subscription {
 							+ "they stay IN_FLIGHT and run again when their leases expire",
 					this.settings.topic(), uncompleted.size(), JobOutcomes.ids(uncompleted));
 		}
-		if (unfinished.handedBack() > 0 || !unfinished.stillRunning().isEmpty()) {
-			logger.info("Consumer of topic '{}' stopped; {} unfinished jobs handed back to READY, {} left IN_FLIGHT",
-					this.settings.topic(), unfinished.handedBack(), unfinished.stillRunning().size());
+		int handedBack = unfinished.neverStarted().size() + unfinished.interrupted().size() - notHandedBack.size();
+		int leftInFlight = unfinished.stillRunning().size() + notHandedBack.size() + uncompleted.size();
+		if (handedBack > 0 || leftInFlight > 0) {
+			logger.info("Consumer of topic '{}' stopped; {} unfinished jobs handed back to READY, {} left IN_FLIGHT "
+					+ "until their leases expire", this.settings.topic(), handedBack, leftInFlight);
 		}
 	}
 
@@ -240,33 +246,69 @@ public final class TopicConsumer implements Subscription {
 		}
 	}
 
-	private void handBack(Workers.Unfinished unfinished) {
-		giveBack(unfinished.neverStarted(), true);
-		giveBack(unfinished.interrupted(), false);
+	/** A job claimed while closing. */
+	private void giveBackUnstarted(ClaimedJob job) {
+		RuntimeException failure = giveBack(List.of(job), true, new ArrayList<>());
+		if (failure != null) {
+			logger.warn("Could not hand job {} back to READY ({}); it runs again when its lease expires",
+					JobOutcomes.describe(job), failure.getMessage());
+		}
+	}
+
+	/** Returns the jobs Redis did not take back. */
+	private List<ClaimedJob> handBack(Workers.Unfinished unfinished) {
+		List<ClaimedJob> notHandedBack = new ArrayList<>();
+		RuntimeException failure = giveBack(unfinished.neverStarted(), true, notHandedBack);
+		if (failure instanceof RedeqUnavailableException) {
+			notHandedBack.addAll(unfinished.interrupted()); // no second wait for Redis
+		}
+		else {
+			RuntimeException next = giveBack(unfinished.interrupted(), false, notHandedBack);
+			failure = (failure != null) ? failure : next;
+		}
+		if (failure != null) {
+			logger.warn(
+					"Could not hand {} jobs of topic '{}' back to READY ({}): {}; they run again when their "
+							+ "leases expire",
+					notHandedBack.size(), this.settings.topic(), JobOutcomes.ids(notHandedBack), failure.getMessage());
+		}
 		for (ClaimedJob job : unfinished.stillRunning()) {
 			logger.warn(
 					"Job {} still runs: its handler ignored the interrupt at the end of the shutdown timeout ({}); "
 							+ "it stays IN_FLIGHT and runs again when its lease expires, within {}",
 					JobOutcomes.describe(job), this.options.shutdownTimeout(), this.settings.lease());
 		}
+		return notHandedBack;
 	}
 
-	private void giveBack(List<ClaimedJob> jobs, boolean notStarted) {
+	/**
+	 * Releases jobs to the head of their ready lists, bucket by bucket, adding those
+	 * Redis did not take to {@code notHandedBack}; returns the first failure, if any.
+	 * Stops at the first bucket Redis does not answer for: one command timeout, not one
+	 * per bucket.
+	 */
+	private @Nullable RuntimeException giveBack(List<ClaimedJob> jobs, boolean notStarted,
+			List<ClaimedJob> notHandedBack) {
 		Map<Integer, List<ClaimedJob>> byBucket = new LinkedHashMap<>();
 		for (ClaimedJob job : jobs) {
 			byBucket.computeIfAbsent(job.bucket(), (b) -> new ArrayList<>()).add(job);
 		}
-		byBucket.forEach((bucket, inBucket) -> {
+		RuntimeException failure = null;
+		for (Map.Entry<Integer, List<ClaimedJob>> inBucket : byBucket.entrySet()) {
+			if (failure instanceof RedeqUnavailableException) {
+				notHandedBack.addAll(inBucket.getValue());
+				continue;
+			}
 			try {
-				this.store.release(bucket, inBucket, notStarted);
-				this.store.signal(this.settings.topic(), bucket);
+				this.store.release(inBucket.getKey(), inBucket.getValue(), notStarted);
+				this.store.signal(this.settings.topic(), inBucket.getKey());
 			}
 			catch (RuntimeException ex) {
-				logger.warn(
-						"Could not hand {} jobs of topic '{}' back to READY ({}); they run again when their leases expire",
-						inBucket.size(), this.settings.topic(), ex.getMessage());
+				failure = (failure != null) ? failure : ex;
+				notHandedBack.addAll(inBucket.getValue());
 			}
-		});
+		}
+		return failure;
 	}
 
 }

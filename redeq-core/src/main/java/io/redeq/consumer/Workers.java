@@ -183,11 +183,6 @@ final class Workers {
 	 * leases expire
 	 */
 	record Unfinished(List<ClaimedJob> neverStarted, List<ClaimedJob> interrupted, List<ClaimedJob> stillRunning) {
-
-		int handedBack() {
-			return this.neverStarted.size() + this.interrupted.size();
-		}
-
 	}
 
 }
