@@ -26,8 +26,8 @@ import io.redeq.redis.RedisJobStore;
  *
  * <p>
  * A renewal the store refuses means the claim was lost (the lease had expired and the job
- * went back to READY). For a running handler that is logged, because the job may now run
- * twice; a waiting completion ends there. Both are judged when the reply arrives, not
+ * went back to READY). For a running handler that is logged once, because the job may now
+ * run twice; a waiting completion ends there. Both are judged when the reply arrives, not
  * when the renewal was sent: a job that finished and was completed in between is no loss.
  */
 final class LeaseKeeper {
@@ -68,7 +68,7 @@ final class LeaseKeeper {
 		Map<Integer, List<Claim>> byBucket = new LinkedHashMap<>();
 		for (RunningJob runningJob : this.running) {
 			// A settled job's outcome is on its way, or close left it unrenewed.
-			if (!runningJob.isSettled()) {
+			if (!runningJob.isSettled() && !runningJob.leaseLost()) {
 				byBucket.computeIfAbsent(runningJob.job.bucket(), (b) -> new ArrayList<>())
 					.add(new Claim(runningJob.job, runningJob));
 			}
@@ -80,25 +80,34 @@ final class LeaseKeeper {
 	}
 
 	private void renew(int bucket, List<Claim> claims) {
-		this.store.extend(bucket, this.lease.toMillis(), claims.stream().map(Claim::job).toList())
-			.whenComplete((renewed, ex) -> {
-				if (ex != null) {
-					logger.debug("Could not renew leases in bucket {}; retrying at the next renewal", bucket, ex);
-					return;
-				}
-				for (int i = 0; i < renewed.size(); i++) {
-					if (!renewed.get(i)) {
-						lost(claims.get(i));
+		try {
+			this.store.extend(bucket, this.lease.toMillis(), claims.stream().map(Claim::job).toList())
+				.whenComplete((renewed, ex) -> {
+					if (ex != null) {
+						logger.debug("Could not renew leases in bucket {}; retrying at the next renewal", bucket, ex);
+						return;
 					}
-				}
-			});
+					for (int i = 0; i < renewed.size(); i++) {
+						if (!renewed.get(i)) {
+							lost(claims.get(i));
+						}
+					}
+				});
+		}
+		catch (RuntimeException ex) {
+			// No connection to send it on. Caught here because an exception escaping a
+			// periodic task would cancel every later renewal without a word.
+			logger.debug("Could not renew leases in bucket {}; retrying at the next renewal", bucket, ex);
+		}
 	}
 
 	private void lost(Claim claim) {
 		RunningJob runningJob = claim.runningJob();
 		if (runningJob != null && stillRunning(runningJob)) {
-			logger.warn("Lease of job {} was lost while its handler runs; it may run again elsewhere",
-					JobOutcomes.describe(claim.job()));
+			if (runningJob.markLeaseLost()) {
+				logger.warn("Lease of job {} was lost while its handler runs; it may run again elsewhere",
+						JobOutcomes.describe(claim.job()));
+			}
 			return;
 		}
 		// A job that finished since the renewal was sent may wait for its completion now.

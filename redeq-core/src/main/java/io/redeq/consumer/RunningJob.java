@@ -32,6 +32,8 @@ final class RunningJob {
 
 	private boolean settled;
 
+	private boolean leaseLost;
+
 	RunningJob(ClaimedJob job) {
 		this.job = job;
 	}
@@ -66,6 +68,22 @@ final class RunningJob {
 
 	synchronized boolean isSettled() {
 		return this.settled;
+	}
+
+	/**
+	 * Redis refused to renew the lease: the claim is gone. True only the first time, so
+	 * the loss is reported once and no longer renewed.
+	 */
+	synchronized boolean markLeaseLost() {
+		if (this.leaseLost) {
+			return false;
+		}
+		this.leaseLost = true;
+		return true;
+	}
+
+	synchronized boolean leaseLost() {
+		return this.leaseLost;
 	}
 
 	/**

@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -54,7 +55,7 @@ class LeaseKeeperIntegrationTests {
 	}
 
 	@Test
-	void warnsOfALostLeaseOnlyForAJobStillRunningWhenTheReplyArrives() {
+	void warnsOfALostLeaseOnceAndOnlyForAJobStillRunningWhenTheReplyArrives() throws Exception {
 		KeySpace keys = new KeySpace("leases", 16);
 		// Redis holds neither job, as after a completion or a reclaim, so every renewal
 		// is refused. Both are in one bucket: one extend script asks for both.
@@ -89,8 +90,15 @@ class LeaseKeeperIntegrationTests {
 				client(admin, "UNPAUSE");
 			}
 
-			await().atMost(Duration.ofSeconds(5)).until(() -> mentions(warnings, stillRunning.id()));
-			assertThat(mentions(warnings, finished.id())).as("a warning for the job that had finished").isFalse();
+			await().atMost(Duration.ofSeconds(5)).until(() -> warningsAbout(warnings, stillRunning.id()) > 0);
+			assertThat(warningsAbout(warnings, finished.id())).as("warnings for the job that had finished").isZero();
+
+			// Ten more renewal rounds, and every reply on the connection read (a PING
+			// after them): the loss is told once, not once a round.
+			timers.schedule(() -> {
+			}, 1, TimeUnit.SECONDS).get();
+			store.scripts().await(connections.commands().ping(), "ping");
+			assertThat(warningsAbout(warnings, stillRunning.id())).as("warnings for the job that runs").isOne();
 		}
 		finally {
 			keeper.stop();
@@ -173,11 +181,12 @@ class LeaseKeeperIntegrationTests {
 		return appender;
 	}
 
-	private static boolean mentions(ListAppender<ILoggingEvent> warnings, String id) {
+	private static long warningsAbout(ListAppender<ILoggingEvent> warnings, String id) {
 		synchronized (warnings.list) {
 			return warnings.list.stream()
-				.anyMatch((event) -> event.getLevel() == Level.WARN
-						&& event.getFormattedMessage().contains("'" + id + "'"));
+				.filter((event) -> event.getLevel() == Level.WARN
+						&& event.getFormattedMessage().contains("'" + id + "'"))
+				.count();
 		}
 	}
 
