@@ -13,10 +13,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.redeq.redis.KeySpace;
 import io.redeq.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -112,6 +114,53 @@ class ConsumingIntegrationTests {
 
 		await().atMost(Duration.ofSeconds(20)).until(() -> done.size() == 200);
 		assertThat(peak.get()).isEqualTo(3);
+	}
+
+	@Test
+	void aClaimFailingInOneBucketNeverLetsMoreHandlersRunThanTheConcurrency() throws Exception {
+		// One job in a bucket the fetcher visits before a broken one, four after it: the
+		// first fetch round starts one job, then its claim in the broken bucket fails.
+		KeySpace keys = new KeySpace(this.redeq.options().prefix(), this.redeq.options().buckets());
+		int broken = keys.buckets() / 2;
+		List<Job> jobs = new ArrayList<>();
+		for (int i = 0; i < 1000 && jobs.size() < 5; i++) {
+			int bucket = keys.bucketOf(KeySpace.jobKey("capped", "c" + i));
+			boolean wanted = (jobs.isEmpty()) ? bucket < broken : bucket > broken;
+			if (wanted) {
+				jobs.add(Job.builder("capped").id("c" + i).payload(i).build());
+			}
+		}
+		assertThat(jobs).hasSize(5);
+		this.redeq.client().scheduleAll(jobs);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.redeq.admin().stats("capped").ready() == 5);
+		try (StatefulRedisConnection<String, String> raw = this.lettuce.connect()) {
+			// A ready list that is a string: the claim script there fails with WRONGTYPE.
+			raw.sync().set(keys.readyKey(broken, "capped"), "not a list");
+		}
+
+		AtomicInteger active = new AtomicInteger();
+		AtomicInteger peak = new AtomicInteger();
+		CountDownLatch release = new CountDownLatch(1);
+		try {
+			this.redeq.subscribe("capped", Integer.class, (n, delivery) -> {
+				peak.accumulateAndGet(active.incrementAndGet(), Math::max);
+				try {
+					release.await(30, TimeUnit.SECONDS);
+				}
+				finally {
+					active.decrementAndGet();
+				}
+			}, SubscriptionOptions.builder().concurrency(2).build());
+
+			await().atMost(Duration.ofSeconds(10)).until(() -> active.get() >= 2);
+			// The fetcher retries after a failed round within a second; give it three.
+			await().during(Duration.ofSeconds(3))
+				.atMost(Duration.ofSeconds(5))
+				.untilAsserted(() -> assertThat(peak.get()).as("handlers running at once").isLessThanOrEqualTo(2));
+		}
+		finally {
+			release.countDown();
+		}
 	}
 
 	@Test

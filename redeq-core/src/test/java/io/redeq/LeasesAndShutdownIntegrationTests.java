@@ -5,8 +5,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.lettuce.core.RedisClient;
@@ -150,6 +152,73 @@ class LeasesAndShutdownIntegrationTests {
 			next.subscribe("load", String.class, (kind, delivery) -> completed.merge(delivery.id(), 1, Integer::sum),
 					SubscriptionOptions.builder().concurrency(4).build());
 			await().atMost(Duration.ofSeconds(20)).until(() -> completed.size() == 34);
+		}
+	}
+
+	@Test
+	void closingNeverHandsBackAJobWhoseHandlerStillRuns() throws Exception {
+		CountDownLatch startedInA = new CountDownLatch(1);
+		CountDownLatch letAFinish = new CountDownLatch(1);
+		AtomicBoolean runningInA = new AtomicBoolean();
+		AtomicInteger interruptsIgnored = new AtomicInteger();
+		List<Delivery> startedInB = new CopyOnWriteArrayList<>();
+		AtomicBoolean overlapped = new AtomicBoolean();
+		// Long enough to outlast closing A (shutdown timeout, then the wait for the
+		// interrupted handler): until it expires, the job is A's.
+		SubscriptionOptions options = SubscriptionOptions.builder()
+			.timeout(Duration.ofSeconds(30))
+			.lease(Duration.ofSeconds(6))
+			.build();
+		Redeq a = Redeq.builder(this.lettuce)
+			.instanceId("a")
+			.lockTtl(Duration.ofSeconds(1))
+			.shutdownTimeout(Duration.ofMillis(300))
+			.build();
+		try (Redeq b = engine("b")) {
+			a.subscribe("stubborn", String.class, (payload, delivery) -> {
+				runningInA.set(true);
+				startedInA.countDown();
+				boolean released = false;
+				for (int i = 0; i < 300 && !released; i++) { // 30 s at most
+					try {
+						released = letAFinish.await(100, TimeUnit.MILLISECONDS);
+					}
+					catch (InterruptedException ex) {
+						interruptsIgnored.incrementAndGet(); // a handler that ignores
+																// interruption
+					}
+				}
+				runningInA.set(false);
+			}, options);
+			a.client().schedule(Job.builder("stubborn").id("s").payload("x").build());
+			assertThat(startedInA.await(10, TimeUnit.SECONDS)).isTrue();
+			b.subscribe("stubborn", String.class, (payload, delivery) -> {
+				overlapped.compareAndSet(false, runningInA.get());
+				startedInB.add(delivery);
+			}, options);
+
+			a.close();
+
+			assertThat(interruptsIgnored.get()).as("interrupts the handler ignored").isPositive();
+			assertThat(runningInA).as("A's handler still runs").isTrue();
+			assertThat(startedInB).as("jobs B started while A's handler still ran").isEmpty();
+			assertThat(b.client().find("stubborn", "s")).as("the job, still under A's claim")
+				.hasValueSatisfying((job) -> {
+					assertThat(job.state()).isEqualTo(JobState.IN_FLIGHT);
+					assertThat(job.attempts()).isEqualTo(1);
+				});
+
+			letAFinish.countDown();
+			// A's claim ends with its lease, not renewed since A closed; then B runs the
+			// job.
+			await().atMost(Duration.ofSeconds(20)).until(() -> startedInB.size() == 1);
+			assertThat(overlapped).as("B started the job while A's handler still ran").isFalse();
+			assertThat(startedInB.get(0).attempt()).isEqualTo(2);
+			await().atMost(Duration.ofSeconds(5)).until(() -> b.client().find("stubborn", "s").isEmpty());
+		}
+		finally {
+			letAFinish.countDown();
+			a.close();
 		}
 	}
 

@@ -1,117 +1,289 @@
 package io.redeq.consumer;
 
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.lettuce.core.RedisException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.redeq.RedeqUnavailableException;
+import io.redeq.internal.LogOnce;
 import io.redeq.redis.ClaimedJob;
 import io.redeq.redis.RedisJobStore;
 
 /**
- * Completes finished jobs in batches: one complete script per bucket for every job that
- * finished while the previous batch was on its way. The worker that finds no batch in
- * flight sends the next one; the others return at once. A job stays IN_FLIGHT under its
- * lease until its batch lands, so an instance that dies in between only runs it again; it
- * is never lost.
+ * Completes finished jobs in batches, one complete script per bucket for every job that
+ * finished while the previous batch was on its way, and keeps at it until Redis answers
+ * for each job.
+ *
+ * <p>
+ * The worker that finds no batch in flight sends the next one; the others return at once.
+ * A batch Redis fails is not dropped: its jobs wait for a retry on the consumer's timer
+ * (backing off up to {@link #MAX_RETRY_DELAY}) while {@link LeaseKeeper} keeps renewing
+ * their leases ({@link #unconfirmed()}), so a job whose handler succeeded runs again only
+ * if its claim was really lost. A job's completion ends when Redis answers for it:
+ * completed, or the claim is no longer ours (from the complete script or from a refused
+ * renewal, {@link #claimLost(ClaimedJob)}).
  */
 final class Acknowledgements {
 
+	static final Duration FIRST_RETRY_DELAY = Duration.ofMillis(100);
+
+	static final Duration MAX_RETRY_DELAY = Duration.ofSeconds(2);
+
+	private static final Logger logger = LoggerFactory.getLogger(Acknowledgements.class);
+
 	private final RedisJobStore store;
 
-	private final Queue<Pending> queue = new ConcurrentLinkedQueue<>();
+	private final String topic;
+
+	private final ScheduledExecutorService timers;
+
+	private final Executor retries;
+
+	private final Queue<PendingCompletion> queue = new ConcurrentLinkedQueue<>();
+
+	private final Map<ClaimedJob, PendingCompletion> unconfirmed = new ConcurrentHashMap<>();
 
 	private final AtomicBoolean sending = new AtomicBoolean();
 
 	private final ReentrantLock lock = new ReentrantLock();
 
-	private final Condition idle = this.lock.newCondition();
+	private final Condition changed = this.lock.newCondition();
 
-	Acknowledgements(RedisJobStore store) {
+	private final LogOnce failures = new LogOnce(logger);
+
+	/** Set while a retry is scheduled: workers then queue without sending. */
+	private volatile boolean backingOff;
+
+	/** Batches failed in a row; only the sender (holding {@link #sending}) touches it. */
+	private int failuresInARow;
+
+	/**
+	 * @param retries where a scheduled retry sends (a worker thread: the shared timer
+	 * thread must never wait on Redis)
+	 */
+	Acknowledgements(RedisJobStore store, String topic, ScheduledExecutorService timers, Executor retries) {
 		this.store = store;
+		this.topic = topic;
+		this.timers = timers;
+		this.retries = retries;
 	}
 
 	/**
-	 * Queues a finished job; {@code outcome} learns whether the claim was still ours. May
-	 * send the batch (and others' jobs with it) on the calling thread, and then throws if
-	 * Redis failed it.
+	 * Queues a finished job; {@code outcome} learns what Redis said, possibly on another
+	 * worker's thread. May send the batch (and others' jobs with it) on the calling
+	 * thread; never throws for a Redis failure, which leads to a retry instead.
 	 */
-	void complete(ClaimedJob job, Outcome outcome) {
-		this.queue.add(new Pending(job, outcome));
+	void complete(ClaimedJob job, PendingCompletion.Outcome outcome) {
+		PendingCompletion pending = new PendingCompletion(job, outcome);
+		this.unconfirmed.put(job, pending);
+		this.queue.add(pending);
+		if (!this.backingOff) {
+			sendWhileQueued();
+		}
+	}
+
+	/**
+	 * Finished jobs whose completion Redis has not answered yet; their leases must be
+	 * renewed.
+	 */
+	Collection<ClaimedJob> unconfirmed() {
+		return Collections.unmodifiableSet(this.unconfirmed.keySet());
+	}
+
+	/**
+	 * A renewal found the claim gone: the completion of this job, if still waiting, ends
+	 * there. Called on a Lettuce thread; reported with the next batch.
+	 */
+	void claimLost(ClaimedJob job) {
+		PendingCompletion pending = this.unconfirmed.get(job);
+		if (pending != null) {
+			answer(pending, false);
+		}
+	}
+
+	/**
+	 * Sends what is left, retrying, until Redis has answered for every finished job or
+	 * {@code deadlineNanos} ({@link System#nanoTime()}) has passed, plus at most one
+	 * command timeout for a batch on its way; returns the jobs still unanswered.
+	 */
+	List<ClaimedJob> flush(long deadlineNanos) {
+		// The queue too: an answer a renewal or a late reply brought is reported when
+		// drained.
+		while ((!this.unconfirmed.isEmpty() || !this.queue.isEmpty()) && deadlineNanos - System.nanoTime() > 0) {
+			retryNow();
+			awaitChange(Math.min(deadlineNanos - System.nanoTime(), FIRST_RETRY_DELAY.toNanos()));
+		}
+		return List.copyOf(this.unconfirmed.keySet());
+	}
+
+	private void retryNow() {
+		this.backingOff = false;
 		sendWhileQueued();
 	}
 
 	private void sendWhileQueued() {
-		while (!this.queue.isEmpty() && this.sending.compareAndSet(false, true)) {
+		while (!this.backingOff && !this.queue.isEmpty() && this.sending.compareAndSet(false, true)) {
 			try {
 				sendBatch();
 			}
 			finally {
 				this.sending.set(false);
-				signalIfIdle();
+				signalChange();
 			}
 		}
 	}
 
 	private void sendBatch() {
-		Map<Integer, List<Pending>> byBucket = new LinkedHashMap<>();
-		Pending next;
-		while ((next = this.queue.poll()) != null) {
-			byBucket.computeIfAbsent(next.job().bucket(), (b) -> new ArrayList<>()).add(next);
-		}
-		record Call(List<Pending> jobs, CompletionStage<List<Boolean>> reply) {
-		}
 		List<Call> calls = new ArrayList<>();
-		byBucket.forEach((bucket, jobs) -> calls
-			.add(new Call(jobs, this.store.completeAll(bucket, jobs.stream().map(Pending::job).toList()))));
+		drainByBucket().forEach((bucket, jobs) -> calls.add(new Call(jobs, send(bucket, jobs))));
+		List<PendingCompletion> unanswered = new ArrayList<>();
+		List<PendingCompletion> givenUp = new ArrayList<>();
 		RuntimeException failure = null;
 		for (Call call : calls) {
-			try {
-				List<Boolean> completed = this.store.scripts()
-					.await(call.reply(), "complete " + call.jobs().size() + " jobs");
-				for (int i = 0; i < completed.size(); i++) {
-					call.jobs().get(i).outcome().completed(completed.get(i));
+			RuntimeException callFailure = await(call);
+			failure = (callFailure != null) ? callFailure : failure;
+			for (PendingCompletion pending : call.jobs()) {
+				if (pending.isAnswered()) {
+					pending.report();
+				}
+				else if (callFailure != null && !worthRetrying(callFailure)) {
+					this.unconfirmed.remove(pending.job, pending);
+					givenUp.add(pending);
+				}
+				else {
+					pending.attemptFailed(callFailure instanceof RedeqUnavailableException);
+					unanswered.add(pending);
 				}
 			}
-			catch (RuntimeException ex) {
-				// The jobs stay IN_FLIGHT and run again when their leases expire; the
-				// sender logs it.
-				failure = (failure != null) ? failure : ex;
-			}
 		}
-		if (failure != null) {
-			throw failure;
+		if (!givenUp.isEmpty()) {
+			logger.warn(
+					"Consumer of topic '{}' gives up completing {} finished jobs ({}): {}; they stay IN_FLIGHT "
+							+ "and run again when their leases expire",
+					this.topic, givenUp.size(),
+					JobOutcomes.ids(givenUp.stream().map((pending) -> pending.job).toList()), String.valueOf(failure));
 		}
+		if (unanswered.isEmpty()) {
+			this.failuresInARow = 0;
+			this.failures.recovered("Consumer of topic '{}' completes jobs again", this.topic);
+			return;
+		}
+		this.queue.addAll(unanswered);
+		this.failures.failed(
+				"Consumer of topic '" + this.topic + "' could not store the completion of " + unanswered.size()
+						+ " finished jobs; retrying until Redis answers, their leases renewed meanwhile",
+				(failure != null) ? failure : new IllegalStateException("no answer"));
+		scheduleRetry();
 	}
 
-	private void signalIfIdle() {
-		this.lock.lock();
-		try {
-			this.idle.signalAll();
+	/** Takes the queue; reports jobs answered meanwhile, groups the rest per bucket. */
+	private Map<Integer, List<PendingCompletion>> drainByBucket() {
+		Map<Integer, List<PendingCompletion>> byBucket = new LinkedHashMap<>();
+		PendingCompletion next;
+		while ((next = this.queue.poll()) != null) {
+			if (next.isAnswered()) {
+				next.report(); // answered by a renewal, or by a reply that came late
+			}
+			else {
+				byBucket.computeIfAbsent(next.job.bucket(), (b) -> new ArrayList<>()).add(next);
+			}
 		}
-		finally {
-			this.lock.unlock();
+		return byBucket;
+	}
+
+	private @Nullable RuntimeException await(Call call) {
+		try {
+			this.store.scripts().await(call.answered(), "complete " + call.jobs().size() + " jobs of " + this.topic);
+			return null;
+		}
+		catch (RuntimeException ex) {
+			return ex;
 		}
 	}
 
 	/**
-	 * Sends what is queued and waits until no batch is on its way, up to
-	 * {@code timeoutNanos}.
+	 * No reply (timeout, connection lost), or an error reply (READONLY during a failover,
+	 * LOADING, OOM): Redis may answer later. Anything else (the Lettuce client shut down
+	 * under us) will not change, and retrying would only hold close up.
 	 */
-	void flush(long timeoutNanos) {
-		sendWhileQueued();
-		long deadline = System.nanoTime() + timeoutNanos;
+	private static boolean worthRetrying(RuntimeException failure) {
+		return failure instanceof RedeqUnavailableException || failure.getCause() instanceof RedisException;
+	}
+
+	private CompletionStage<Void> send(int bucket, List<PendingCompletion> jobs) {
+		try {
+			CompletionStage<List<Boolean>> reply = this.store.completeAll(bucket,
+					jobs.stream().map((pending) -> pending.job).toList());
+			// Recorded on the Lettuce thread as the reply arrives, before any later reply
+			// on the connection (a renewal's) is read, so the lease keeper never takes
+			// a job completed a moment ago for a lost one.
+			return reply.thenAccept((completed) -> {
+				for (int i = 0; i < completed.size(); i++) {
+					answer(jobs.get(i), completed.get(i));
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex); // no connection to send it on
+		}
+	}
+
+	private void scheduleRetry() {
+		this.failuresInARow++;
+		long delay = Math.min(MAX_RETRY_DELAY.toMillis(),
+				FIRST_RETRY_DELAY.toMillis() << Math.min(this.failuresInARow - 1, 10));
+		this.backingOff = true;
+		try {
+			this.timers.schedule(() -> {
+				try {
+					this.retries.execute(this::retryNow);
+				}
+				catch (RejectedExecutionException ex) {
+					this.backingOff = false; // closing: flush() sends what is left
+				}
+			}, delay, TimeUnit.MILLISECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			this.backingOff = false; // closing: flush() sends what is left
+		}
+	}
+
+	/** The first answer wins: a late reply to an earlier attempt beats its retry's. */
+	private void answer(PendingCompletion pending, boolean completed) {
+		if (pending.answer(completed)) {
+			this.unconfirmed.remove(pending.job, pending);
+			signalChange();
+		}
+	}
+
+	private void awaitChange(long nanos) {
+		if (nanos <= 0) {
+			return;
+		}
 		this.lock.lock();
 		try {
-			while ((this.sending.get() || !this.queue.isEmpty()) && deadline - System.nanoTime() > 0) {
-				this.idle.awaitNanos(Math.min(deadline - System.nanoTime(), 50_000_000L));
-			}
+			this.changed.awaitNanos(nanos);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -121,19 +293,17 @@ final class Acknowledgements {
 		}
 	}
 
-	/** What became of one job's completion. */
-	@FunctionalInterface
-	interface Outcome {
-
-		/**
-		 * {@code stillOurs} is false when the lease had expired and the job was claimed
-		 * again.
-		 */
-		void completed(boolean stillOurs);
-
+	private void signalChange() {
+		this.lock.lock();
+		try {
+			this.changed.signalAll();
+		}
+		finally {
+			this.lock.unlock();
+		}
 	}
 
-	private record Pending(ClaimedJob job, Outcome outcome) {
+	private record Call(List<PendingCompletion> jobs, CompletionStage<Void> answered) {
 	}
 
 }

@@ -39,38 +39,40 @@ final class JobOutcomes {
 	private final Acknowledgements acknowledgements;
 
 	JobOutcomes(RedisJobStore store, ConsumerSettings settings, List<JobLifecycleListener> listeners, JobEvents events,
-			WakeUps wakeUps) {
+			WakeUps wakeUps, Acknowledgements acknowledgements) {
 		this.store = store;
 		this.settings = settings;
 		this.listeners = listeners;
 		this.events = events;
 		this.wakeUps = wakeUps;
-		this.acknowledgements = new Acknowledgements(store);
+		this.acknowledgements = acknowledgements;
 	}
 
 	/**
 	 * Completes a job through the batched acknowledgements; metrics and listeners are
-	 * told once the batch has landed, possibly on another worker's thread.
+	 * told once Redis has answered for it, possibly on another worker's thread.
 	 */
 	void completed(ClaimedJob job, Delivery delivery, Duration took) {
-		this.acknowledgements.complete(job, (stillOurs) -> {
-			if (!stillOurs) {
-				logger.warn(
-						"Job {} finished after its claim was lost (lease expired and the job was reclaimed); "
-								+ "it may run again elsewhere, which is why handlers should be idempotent",
-						describe(job));
-				return;
+		this.acknowledgements.complete(job, (answer) -> {
+			switch (answer) {
+				case CLAIM_LOST -> {
+					logger.warn(
+							"Job {} finished after its claim was lost (lease expired and the job was reclaimed); "
+									+ "it may run again elsewhere, which is why handlers should be idempotent",
+							describe(job));
+					return;
+				}
+				case GONE_AFTER_UNANSWERED_ATTEMPT ->
+					logger.debug("Job {} was gone when its completion was retried: the attempt whose reply was lost "
+							+ "most likely completed it", describe(job));
+				case COMPLETED -> {
+				}
 			}
 			this.events.completed(job.topic(), took);
 			for (JobLifecycleListener listener : this.listeners) {
 				safely(() -> listener.onSuccess(delivery, took));
 			}
 		});
-	}
-
-	/** Sends completions still queued and waits for them, on close. */
-	void flush(Duration timeout) {
-		this.acknowledgements.flush(timeout.toNanos());
 	}
 
 	void failed(ClaimedJob job, Delivery delivery, Throwable error, Duration took) {
@@ -122,6 +124,16 @@ final class JobOutcomes {
 
 	static String describe(ClaimedJob job) {
 		return "'" + job.id() + "' of topic '" + job.topic() + "'";
+	}
+
+	/** The first few ids, for a log line that stays one line. */
+	static String ids(List<ClaimedJob> jobs) {
+		int shown = Math.min(jobs.size(), 10);
+		StringBuilder ids = new StringBuilder();
+		for (int i = 0; i < shown; i++) {
+			ids.append((i > 0) ? ", " : "").append(jobs.get(i).id());
+		}
+		return ids + ((jobs.size() > shown) ? ", …" : "");
 	}
 
 	private static void safely(Runnable call) {

@@ -5,30 +5,18 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.MDC;
 
-import io.redeq.Delivery;
 import io.redeq.JobHandler;
 import io.redeq.RedeqOptions;
+import io.redeq.RedeqUnavailableException;
 import io.redeq.Subscription;
-import io.redeq.codec.PayloadCodec;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.LogOnce;
 import io.redeq.redis.ClaimResult;
@@ -43,25 +31,29 @@ import io.redeq.redis.RedisJobStore;
  *
  * <p>
  * An idle fetcher waits on Redis for a wake-up signal ({@link WorkSignals}); a handler
- * running past its timeout is interrupted and its slot given back; {@link #close()} stops
- * fetching at once, lets running handlers finish within the shutdown timeout and hands
- * every unfinished job back to READY.
+ * running past its timeout is interrupted and its slot given back
+ * ({@link HandlerInvocation}); {@link #close()} stops fetching at once, lets running
+ * handlers finish within the shutdown timeout and hands every job no thread runs any more
+ * back to READY.
  */
 public final class TopicConsumer implements Subscription {
+
+	/**
+	 * How long close waits, after the shutdown timeout, for interrupted handlers to end.
+	 * A handler that honours interruption ends far sooner; one that does not keeps its
+	 * job IN_FLIGHT rather than let another instance start it while it still runs.
+	 */
+	static final Duration INTERRUPTED_HANDLER_GRACE = Duration.ofSeconds(1);
 
 	private static final Logger logger = LoggerFactory.getLogger(TopicConsumer.class);
 
 	private final ConsumerSettings settings;
 
-	private final JobHandler<Object> handler;
-
 	private final RedisJobStore store;
-
-	private final PayloadCodec codec;
 
 	private final RedeqOptions options;
 
-	private final JobOutcomes outcomes;
+	private final Acknowledgements acknowledgements;
 
 	private final JobEvents events;
 
@@ -71,15 +63,11 @@ public final class TopicConsumer implements Subscription {
 
 	private final WorkSignals signals;
 
-	private final Semaphore slots;
+	private final Workers workers;
 
-	private final ExecutorService workers;
+	private final HandlerInvocation invocation;
 
-	private final Set<RunningJob> running = ConcurrentHashMap.newKeySet();
-
-	private final ReentrantLock idleLock = new ReentrantLock();
-
-	private final Condition idle = this.idleLock.newCondition();
+	private final LeaseKeeper leases;
 
 	private final Thread fetcher;
 
@@ -91,33 +79,25 @@ public final class TopicConsumer implements Subscription {
 
 	private final LogOnce fetchFailures = new LogOnce(logger);
 
-	private final LogOnce outcomeFailures = new LogOnce(logger);
-
 	private volatile boolean fetching = true;
-
-	private final LeaseKeeper leases;
 
 	public TopicConsumer(ConsumerSettings settings, JobHandler<Object> handler, ConsumerContext context,
 			Runnable onClosed) {
 		this.settings = settings;
-		this.handler = handler;
 		this.store = context.store();
-		this.codec = context.codec();
 		this.options = context.options();
 		this.events = context.events();
 		this.timers = context.timers();
 		this.onClosed = onClosed;
-		this.outcomes = new JobOutcomes(this.store, settings, context.listeners(), this.events, context.wakeUps());
 		this.signals = new WorkSignals(this.store, this.options, settings.topic());
-		this.slots = new Semaphore(settings.concurrency());
-		AtomicInteger workerNumber = new AtomicInteger();
-		this.workers = Executors.newCachedThreadPool((task) -> {
-			Thread thread = new Thread(task, "redeq-" + settings.topic() + "-" + workerNumber.incrementAndGet());
-			thread.setDaemon(true);
-			return thread;
-		});
+		this.workers = new Workers(settings.topic(), settings.concurrency());
+		this.acknowledgements = new Acknowledgements(this.store, settings.topic(), this.timers, this.workers::execute);
+		JobOutcomes outcomes = new JobOutcomes(this.store, settings, context.listeners(), this.events,
+				context.wakeUps(), this.acknowledgements);
+		this.invocation = new HandlerInvocation(settings, handler, context.codec(), outcomes, this.timers,
+				this.workers);
 		this.tokenPrefix = context.instanceId() + ":";
-		this.leases = new LeaseKeeper(this.store, settings.lease(), this.running);
+		this.leases = new LeaseKeeper(this.store, settings.lease(), this.workers.running(), this.acknowledgements);
 		this.fetcher = new Thread(this::fetchLoop, "redeq-fetch-" + settings.topic());
 		this.fetcher.setDaemon(true);
 	}
@@ -139,7 +119,7 @@ public final class TopicConsumer implements Subscription {
 
 	/** Handlers running right now. */
 	public int activeHandlers() {
-		return this.running.size();
+		return this.workers.running().size();
 	}
 
 	public ConsumerSettings settings() {
@@ -152,16 +132,16 @@ public final class TopicConsumer implements Subscription {
 	private void fetchLoop() {
 		while (this.fetching) {
 			try {
-				this.slots.acquire();
-				int free = 1 + this.slots.drainPermits();
-				int started = 0;
+				FreeSlots free = this.workers.takeFreeSlots();
 				try {
-					started = fetchInto(free);
+					fetchInto(free);
 				}
 				finally {
-					this.slots.release(free - started);
+					// Only the slots no job took: a claim that failed after jobs started
+					// must not hand back the slots those jobs hold.
+					free.releaseUnused();
 				}
-				if (started == 0 && this.fetching) {
+				if (!free.anyHandedOver() && this.fetching) {
 					this.signals.awaitWork();
 				}
 				this.fetchFailures.recovered("Consumer of topic '{}' fetches again", this.settings.topic());
@@ -181,188 +161,83 @@ public final class TopicConsumer implements Subscription {
 	}
 
 	/**
-	 * Claims up to {@code free} jobs from the hinted buckets and starts them; returns how
-	 * many.
+	 * Claims jobs from the hinted buckets into the free slots and starts them; each
+	 * started job takes its slot at once, so a claim that throws later in the round
+	 * leaves the count right.
 	 */
-	private int fetchInto(int free) {
-		int started = 0;
+	private void fetchInto(FreeSlots free) {
 		Integer bucket;
-		while (started < free && this.fetching && (bucket = this.signals.nextBucket()) != null) {
+		while (free.left() > 0 && this.fetching && (bucket = this.signals.nextBucket()) != null) {
 			ClaimResult result = this.store.scripts()
-				.await(this.store.claim(bucket, this.settings.topic(), free - started, this.settings.lease().toMillis(),
+				.await(this.store.claim(bucket, this.settings.topic(), free.left(), this.settings.lease().toMillis(),
 						this.tokenPrefix + this.tokens.incrementAndGet(), this.settings.maxAttempts()),
 						"claim jobs of topic " + this.settings.topic());
 			for (ClaimedJob job : result.jobs()) {
 				if (start(job, result.now())) {
-					started++;
+					free.handOverOne();
 				}
 			}
 			if (result.remaining() > 0) {
-				this.signals.moreIn(bucket, started >= free);
+				this.signals.moreIn(bucket, free.left() == 0);
 			}
 		}
-		return started;
 	}
 
 	private boolean start(ClaimedJob job, long redisNow) {
-		if (!this.fetching) {
-			giveBack(List.of(job), true);
-			return false;
-		}
-		RunningJob runningJob = new RunningJob(job);
-		this.running.add(runningJob);
-		try {
-			this.workers.execute(() -> run(runningJob));
-		}
-		catch (RejectedExecutionException ex) {
-			this.running.remove(runningJob);
-			giveBack(List.of(job), true);
+		if (!this.fetching || !this.workers.start(job, this.invocation::run)) {
+			giveBackUnstarted(job);
 			return false;
 		}
 		this.events.started(job.topic(), Duration.ofMillis(Math.max(0, redisNow - job.dueAt())));
 		return true;
 	}
 
-	// ---- running
-	// -------------------------------------------------------------------------
-
-	private void run(RunningJob runningJob) {
-		ClaimedJob job = runningJob.job;
-		runningJob.thread = Thread.currentThread();
-		Delivery delivery = new Delivery(job.id(), job.topic(), job.attempt(),
-				java.time.Instant.ofEpochMilli(job.dueAt()), java.time.Instant.ofEpochMilli(job.createdAt()));
-		runningJob.timeout = this.timers.schedule(() -> timedOut(runningJob, delivery),
-				this.settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
-		MDC.put("redeq.topic", job.topic());
-		MDC.put("redeq.jobId", job.id());
-		try {
-			Object payload;
-			try {
-				payload = this.codec.read(job.payload(), this.settings.payloadType());
-			}
-			catch (RuntimeException ex) {
-				if (runningJob.settle()) {
-					settleSafely(() -> this.outcomes.dead(job, delivery, "payload cannot be read as "
-							+ this.settings.payloadType().getTypeName() + ": " + ex.getMessage()));
-				}
-				return;
-			}
-			this.handler.handle(payload, delivery);
-			if (runningJob.settle()) {
-				Duration took = Duration.ofNanos(System.nanoTime() - runningJob.startedNanos);
-				settleSafely(() -> this.outcomes.completed(job, delivery, took));
-			}
-		}
-		catch (Throwable ex) {
-			if (runningJob.settle()) {
-				Duration took = Duration.ofNanos(System.nanoTime() - runningJob.startedNanos);
-				settleSafely(() -> this.outcomes.failed(job, delivery, ex, took));
-			}
-			if (ex instanceof VirtualMachineError error) {
-				throw error;
-			}
-		}
-		finally {
-			finished(runningJob);
-			MDC.remove("redeq.topic");
-			MDC.remove("redeq.jobId");
-			Thread.interrupted(); // a pooled thread must not carry a timeout's interrupt
-									// into the next job
-		}
-	}
-
-	private void timedOut(RunningJob runningJob, Delivery delivery) {
-		if (!runningJob.settle()) {
-			return;
-		}
-		Thread thread = runningJob.thread;
-		if (thread != null) {
-			thread.interrupt();
-		}
-		// The slot comes back now, even if the handler ignores the interrupt and keeps
-		// its thread.
-		finished(runningJob);
-		try {
-			this.workers.execute(() -> settleSafely(() -> this.outcomes.failed(runningJob.job, delivery,
-					new HandlerTimeoutException(this.settings.timeout()), this.settings.timeout())));
-		}
-		catch (RejectedExecutionException ex) {
-			// closing: the job stays IN_FLIGHT and is reclaimed when its lease expires
-		}
-	}
-
-	private void finished(RunningJob runningJob) {
-		ScheduledFuture<?> timeout = runningJob.timeout;
-		if (timeout != null) {
-			timeout.cancel(false);
-		}
-		if (this.running.remove(runningJob)) {
-			this.slots.release();
-			this.idleLock.lock();
-			try {
-				this.idle.signalAll();
-			}
-			finally {
-				this.idleLock.unlock();
-			}
-		}
-	}
-
-	private void settleSafely(Runnable outcome) {
-		try {
-			outcome.run();
-			this.outcomeFailures.recovered("Consumer of topic '{}' stores outcomes again", this.settings.topic());
-		}
-		catch (RuntimeException ex) {
-			this.outcomeFailures.failed("Consumer of topic '" + this.settings.topic()
-					+ "' could not store a job's outcome; the job stays IN_FLIGHT and runs again when its lease expires",
-					ex);
-		}
-	}
-
 	// ---- closing
 	// -------------------------------------------------------------------------
 
+	/**
+	 * Stops fetching at once, lets running handlers finish within the shutdown timeout,
+	 * then takes the rest from their workers: a job no thread runs any more goes back to
+	 * READY at once, a job whose handler ignored its interrupt stays IN_FLIGHT until its
+	 * lease (no longer renewed) expires, so no other instance starts it while this one
+	 * still runs it. Finished jobs get until the shutdown timeout (one command timeout at
+	 * least) for Redis to confirm their completion. Every wait is bounded: close takes at
+	 * most about the shutdown timeout, plus {@link #INTERRUPTED_HANDLER_GRACE}, plus a
+	 * few command timeouts when Redis does not answer.
+	 */
 	@Override
 	public void close() {
 		if (!this.open.compareAndSet(true, false)) {
 			return;
 		}
-		this.fetching = false;
-		this.signals.close();
-		this.slots.release(this.settings.concurrency()); // wakes a fetcher waiting for a
-															// free slot
-		joinFetcher();
-		awaitRunning(this.options.shutdownTimeout());
-		try {
-			this.outcomes.flush(this.options.commandTimeout());
-		}
-		catch (RuntimeException ex) {
-			logger.warn(
-					"Could not complete the last finished jobs of topic '{}' ({}); they run again when their leases expire",
-					this.settings.topic(), ex.getMessage());
-		}
-		List<ClaimedJob> unfinished = new ArrayList<>();
-		for (RunningJob runningJob : this.running) {
-			if (runningJob.settle()) {
-				unfinished.add(runningJob.job);
-				Thread thread = runningJob.thread;
-				if (thread != null) {
-					thread.interrupt();
-				}
-			}
-		}
-		giveBack(unfinished, false);
+		long deadline = System.nanoTime() + this.options.shutdownTimeout().toNanos();
+		stopFetching();
+		this.workers.awaitIdle(deadline);
+		Workers.Unfinished unfinished = this.workers.stop(INTERRUPTED_HANDLER_GRACE);
+		List<ClaimedJob> notHandedBack = handBack(unfinished);
+		List<ClaimedJob> uncompleted = this.acknowledgements
+			.flush(Math.max(deadline - System.nanoTime(), this.options.commandTimeout().toNanos()) + System.nanoTime());
 		this.leases.stop();
-		this.workers.shutdownNow();
+		this.workers.shutdown();
 		this.onClosed.run();
-		if (!unfinished.isEmpty()) {
-			logger.info("Consumer of topic '{}' stopped; {} unfinished jobs handed back to READY",
-					this.settings.topic(), unfinished.size());
+		if (!uncompleted.isEmpty()) {
+			logger.warn(
+					"Consumer of topic '{}' closed before Redis confirmed the completion of {} finished jobs ({}); "
+							+ "they stay IN_FLIGHT and run again when their leases expire",
+					this.settings.topic(), uncompleted.size(), JobOutcomes.ids(uncompleted));
+		}
+		int handedBack = unfinished.neverStarted().size() + unfinished.interrupted().size() - notHandedBack.size();
+		int leftInFlight = unfinished.stillRunning().size() + notHandedBack.size() + uncompleted.size();
+		if (handedBack > 0 || leftInFlight > 0) {
+			logger.info("Consumer of topic '{}' stopped; {} unfinished jobs handed back to READY, {} left IN_FLIGHT "
+					+ "until their leases expire", this.settings.topic(), handedBack, leftInFlight);
 		}
 	}
 
-	private void joinFetcher() {
+	private void stopFetching() {
+		this.fetching = false;
+		this.signals.close();
+		this.workers.wakeFetcher();
 		try {
 			this.fetcher.join(this.options.commandTimeout().toMillis() + 1000);
 		}
@@ -371,42 +246,69 @@ public final class TopicConsumer implements Subscription {
 		}
 	}
 
-	private void awaitRunning(Duration timeout) {
-		long deadline = System.nanoTime() + timeout.toNanos();
-		this.idleLock.lock();
-		try {
-			while (!this.running.isEmpty()) {
-				long left = deadline - System.nanoTime();
-				if (left <= 0) {
-					return;
-				}
-				this.idle.awaitNanos(left);
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		finally {
-			this.idleLock.unlock();
+	/** A job claimed while closing. */
+	private void giveBackUnstarted(ClaimedJob job) {
+		RuntimeException failure = giveBack(List.of(job), true, new ArrayList<>());
+		if (failure != null) {
+			logger.warn("Could not hand job {} back to READY ({}); it runs again when its lease expires",
+					JobOutcomes.describe(job), failure.getMessage());
 		}
 	}
 
-	private void giveBack(List<ClaimedJob> jobs, boolean notStarted) {
+	/** Returns the jobs Redis did not take back. */
+	private List<ClaimedJob> handBack(Workers.Unfinished unfinished) {
+		List<ClaimedJob> notHandedBack = new ArrayList<>();
+		RuntimeException failure = giveBack(unfinished.neverStarted(), true, notHandedBack);
+		if (failure instanceof RedeqUnavailableException) {
+			notHandedBack.addAll(unfinished.interrupted()); // no second wait for Redis
+		}
+		else {
+			RuntimeException next = giveBack(unfinished.interrupted(), false, notHandedBack);
+			failure = (failure != null) ? failure : next;
+		}
+		if (failure != null) {
+			logger.warn(
+					"Could not hand {} jobs of topic '{}' back to READY ({}): {}; they run again when their "
+							+ "leases expire",
+					notHandedBack.size(), this.settings.topic(), JobOutcomes.ids(notHandedBack), failure.getMessage());
+		}
+		for (ClaimedJob job : unfinished.stillRunning()) {
+			logger.warn(
+					"Job {} still runs: its handler ignored the interrupt at the end of the shutdown timeout ({}); "
+							+ "it stays IN_FLIGHT and runs again when its lease expires, within {}",
+					JobOutcomes.describe(job), this.options.shutdownTimeout(), this.settings.lease());
+		}
+		return notHandedBack;
+	}
+
+	/**
+	 * Releases jobs to the head of their ready lists, bucket by bucket, adding those
+	 * Redis did not take to {@code notHandedBack}; returns the first failure, if any.
+	 * Stops at the first bucket Redis does not answer for: one command timeout, not one
+	 * per bucket.
+	 */
+	private @Nullable RuntimeException giveBack(List<ClaimedJob> jobs, boolean notStarted,
+			List<ClaimedJob> notHandedBack) {
 		Map<Integer, List<ClaimedJob>> byBucket = new LinkedHashMap<>();
 		for (ClaimedJob job : jobs) {
 			byBucket.computeIfAbsent(job.bucket(), (b) -> new ArrayList<>()).add(job);
 		}
-		byBucket.forEach((bucket, inBucket) -> {
+		RuntimeException failure = null;
+		for (Map.Entry<Integer, List<ClaimedJob>> inBucket : byBucket.entrySet()) {
+			if (failure instanceof RedeqUnavailableException) {
+				notHandedBack.addAll(inBucket.getValue());
+				continue;
+			}
 			try {
-				this.store.release(bucket, inBucket, notStarted);
-				this.store.signal(this.settings.topic(), bucket);
+				this.store.release(inBucket.getKey(), inBucket.getValue(), notStarted);
+				this.store.signal(this.settings.topic(), inBucket.getKey());
 			}
 			catch (RuntimeException ex) {
-				logger.warn(
-						"Could not hand {} jobs of topic '{}' back to READY ({}); they run again when their leases expire",
-						inBucket.size(), this.settings.topic(), ex.getMessage());
+				failure = (failure != null) ? failure : ex;
+				notHandedBack.addAll(inBucket.getValue());
 			}
-		});
+		}
+		return failure;
 	}
 
 }
