@@ -215,8 +215,9 @@ public final class TopicConsumer implements Subscription {
 		this.workers.awaitIdle(deadline);
 		Workers.Unfinished unfinished = this.workers.stop(INTERRUPTED_HANDLER_GRACE);
 		List<ClaimedJob> notHandedBack = handBack(unfinished);
-		List<ClaimedJob> uncompleted = this.acknowledgements
-			.flush(Math.max(deadline - System.nanoTime(), this.options.commandTimeout().toNanos()) + System.nanoTime());
+		// A job that finished at the deadline still gets one command's time to complete.
+		long completionTime = Math.max(deadline - System.nanoTime(), this.options.commandTimeout().toNanos());
+		List<ClaimedJob> uncompleted = this.acknowledgements.flush(System.nanoTime() + completionTime);
 		this.leases.stop();
 		this.workers.shutdown();
 		this.onClosed.run();
