@@ -14,6 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.redeq.JobHandler;
+import io.redeq.RedeqException;
 import io.redeq.RedeqOptions;
 import io.redeq.RedeqUnavailableException;
 import io.redeq.Subscription;
@@ -81,6 +82,8 @@ public final class TopicConsumer implements Subscription {
 
 	private volatile boolean fetching = true;
 
+	private final LostClaims lostClaims;
+
 	public TopicConsumer(ConsumerSettings settings, JobHandler<Object> handler, ConsumerContext context,
 			Runnable onClosed) {
 		this.settings = settings;
@@ -98,6 +101,7 @@ public final class TopicConsumer implements Subscription {
 				this.workers);
 		this.tokenPrefix = context.instanceId() + ":";
 		this.leases = new LeaseKeeper(this.store, settings.lease(), this.workers.running(), this.acknowledgements);
+		this.lostClaims = new LostClaims(this.store, settings.topic());
 		this.fetcher = new Thread(this::fetchLoop, "redeq-fetch-" + settings.topic());
 		this.fetcher.setDaemon(true);
 	}
@@ -167,11 +171,22 @@ public final class TopicConsumer implements Subscription {
 	 */
 	private void fetchInto(FreeSlots free) {
 		Integer bucket;
+		if (!this.lostClaims.isEmpty()) {
+			this.lostClaims.handBack().forEach(this.signals::moreHere);
+		}
 		while (free.left() > 0 && this.fetching && (bucket = this.signals.nextBucket()) != null) {
-			ClaimResult result = this.store.scripts()
-				.await(this.store.claim(bucket, this.settings.topic(), free.left(), this.settings.lease().toMillis(),
-						this.tokenPrefix + this.tokens.incrementAndGet(), this.settings.maxAttempts()),
-						"claim jobs of topic " + this.settings.topic());
+			String token = this.tokenPrefix + this.tokens.incrementAndGet();
+			ClaimResult result;
+			try {
+				result = this.store.scripts()
+					.await(this.store.claim(bucket, this.settings.topic(), free.left(),
+							this.settings.lease().toMillis(), token, this.settings.maxAttempts()),
+							"claim jobs of topic " + this.settings.topic());
+			}
+			catch (RedeqException ex) {
+				this.lostClaims.failed(bucket, token, ex);
+				throw ex;
+			}
 			for (ClaimedJob job : result.jobs()) {
 				if (start(job, result.now())) {
 					free.handOverOne();

@@ -66,6 +66,11 @@ final class WorkSignals {
 		return this.hints.poll();
 	}
 
+	/** Jobs are known to be READY in a bucket: try it at the next claim. */
+	void moreHere(int bucket) {
+		this.hints.add(bucket);
+	}
+
 	/**
 	 * A claim left jobs behind in a bucket; {@code full} if this fetcher has no slot left
 	 * for them.
