@@ -338,6 +338,19 @@ public final class RedisCluster implements AutoCloseable {
 	}
 
 	/**
+	 * Who serves {@code slot} in each running node's own view, e.g.
+	 * {@code "7001 says 7002, 7002 says 7002"}: what to print when clients are bounced
+	 * between nodes with MOVED.
+	 */
+	public synchronized String slotOwnerViews(int slot) {
+		return this.nodes.stream()
+			.filter(RedisServer::isRunning)
+			.map((node) -> node.port() + " says " + ClusterNodes.parse(node.call("CLUSTER", "NODES")).ownerPort(slot)
+					+ (ClusterNodes.parse(node.call("CLUSTER", "NODES")).isOpen(slot) ? " (open)" : ""))
+			.collect(Collectors.joining(", "));
+	}
+
+	/**
 	 * The slots {@code node} serves, lowest first, as it sees itself.
 	 */
 	public List<Integer> slotsOf(RedisServer node) {
