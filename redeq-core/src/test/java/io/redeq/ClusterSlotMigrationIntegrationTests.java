@@ -72,7 +72,13 @@ class ClusterSlotMigrationIntegrationTests {
 	 * How long the slot stays open while the engine works: several sweeps (0.5 s),
 	 * backoffs (0.3 s) and fetch retries (1 s).
 	 */
-	private static final Duration WINDOW = Duration.ofSeconds(4);
+	private static final Duration WINDOW = Duration.ofSeconds(5);
+
+	/**
+	 * Delay of the jobs that become due while the slot is open: they are scheduled right
+	 * before it opens, and the window lasts longer than this after that.
+	 */
+	private static final Duration DUE_IN = Duration.ofMillis(2500);
 
 	/**
 	 * Lease of the jobs whose outcome is stored while the slot is open: longer than the
@@ -254,10 +260,14 @@ class ClusterSlotMigrationIntegrationTests {
 			waitReady(jobs, admin, ids, expected, "sched", 2, 1, 1, null);
 
 			// due: two READY already; six become due while the slot is open (scheduled
-			// last, so that they are still DELAYED when it opens).
+			// right before it opens, and due well inside the window).
 			waitReady(jobs, admin, ids, expected, "due", 2, 1, 1, null);
-			List<String> due = schedule(jobs, ids, "due", 6, Duration.ofSeconds(2));
+			List<String> due = schedule(jobs, ids, "due", 6, DUE_IN);
 			expectAll(expected, "due", due, 1, 1, null);
+			for (String id : due) {
+				assertThat(jobs.find("due", id)).as("due job %s right before the slot opens", id)
+					.hasValueSatisfying((info) -> assertThat(info.state()).isEqualTo(JobState.DELAYED));
+			}
 			long setUpMillis = (System.nanoTime() - startedAt) / 1_000_000;
 
 			// ---- the slot opens and half of its keys move
@@ -267,9 +277,9 @@ class ClusterSlotMigrationIntegrationTests {
 			List<String> topicKeys = before.stream().filter(ClusterSlotMigrationIntegrationTests::isTopicKey).toList();
 			List<String> bucketKeys = before.stream().filter((key) -> !isTopicKey(key)).toList();
 			if (topicKeys.isEmpty() || bucketKeys.isEmpty()) {
-				// A key layout that names no key after its topic: split the slot's keys
-				// in
-				// two halves by name instead; the point is that some, not all, move.
+				// A key layout that names no key after its topic: split the slot's
+				// keys in two halves by name instead; the point is that some, not all,
+				// move.
 				List<String> sorted = before.stream().sorted().toList();
 				topicKeys = sorted.subList(0, sorted.size() / 2);
 				bucketKeys = sorted.subList(sorted.size() / 2, sorted.size());
@@ -286,11 +296,6 @@ class ClusterSlotMigrationIntegrationTests {
 							+ "still on the source: %s%n",
 					movedFirst, bucket, slot, source, target, new TreeSet<>(migration.keysOn(target)),
 					new TreeSet<>(migration.keysOn(source)));
-			for (String id : due) {
-				assertThat(jobs.find("due", id)).as("due job %s when the slot opened", id)
-					.hasValueSatisfying((info) -> assertThat(info.state()).isEqualTo(JobState.DELAYED));
-			}
-
 			// ---- every operation while the slot is open
 
 			Map<String, String> refusedSchedules = new TreeMap<>();
