@@ -67,6 +67,51 @@ final class ClusterNodes {
 			.collect(Collectors.toList());
 	}
 
+	/**
+	 * The port of the master that serves {@code slot}, by the ranges this view lists
+	 * ({@code 0-5460}, {@code 5461}); the {@code [slot->-id]} and {@code [slot-<-id]}
+	 * entries of an open migration do not change the owner.
+	 * @throws IllegalStateException if no master lists the slot
+	 */
+	int ownerPort(int slot) {
+		for (Entry entry : this.entries) {
+			if (!entry.flags().contains("master")) {
+				continue;
+			}
+			for (String range : entry.slots()) {
+				if (range.startsWith("[")) {
+					continue;
+				}
+				int dash = range.indexOf('-');
+				int from = Integer.parseInt((dash < 0) ? range : range.substring(0, dash));
+				int to = (dash < 0) ? from : Integer.parseInt(range.substring(dash + 1));
+				if (slot >= from && slot <= to) {
+					return entry.port();
+				}
+			}
+		}
+		throw new IllegalStateException("No master serves slot " + slot + " in:\n" + normalized());
+	}
+
+	/** The node id of the node listening on {@code port}. */
+	String idOf(int port) {
+		return this.entries.stream()
+			.filter((entry) -> entry.port() == port)
+			.map(Entry::id)
+			.findFirst()
+			.orElseThrow(() -> new IllegalArgumentException("No node on port " + port + " in:\n" + normalized()));
+	}
+
+	/**
+	 * Whether this view (of the node that sent it) lists {@code slot} as migrating to or
+	 * importing from another node.
+	 */
+	boolean isOpen(int slot) {
+		return this.entries.stream()
+			.flatMap((entry) -> entry.slots().stream())
+			.anyMatch((range) -> range.startsWith("[" + slot + "->-") || range.startsWith("[" + slot + "-<-"));
+	}
+
 	/** One line of {@code CLUSTER NODES}. */
 	record Entry(String id, int port, Set<String> flags, String masterId, List<String> slots) {
 	}

@@ -16,10 +16,12 @@ import java.util.stream.Collectors;
 import io.lettuce.core.RedisURI;
 
 /**
- * A real Redis Cluster for tests: 3 masters and 3 replicas, each a local
+ * A real Redis Cluster for tests: by default 3 masters and 3 replicas, each a local
  * {@code redis-server
  * --cluster-enabled yes} process ({@link RedisServer}) on free loopback ports, joined
- * with {@code redis-cli --cluster create --cluster-replicas 1}.
+ * with {@code redis-cli --cluster create --cluster-replicas 1}. {@link #withMasters(int)}
+ * and {@link #withReplicasPerMaster(int)} change the shape; fewer than 3 masters, which
+ * {@code redis-cli --cluster create} refuses, are joined by hand (ADDSLOTSRANGE, MEET).
  *
  * <pre>{@code
  * try (RedisCluster cluster = new RedisCluster().start()) {
@@ -31,19 +33,59 @@ import io.lettuce.core.RedisURI;
  * }</pre>
  *
  * <p>
+ * <p>
+ * Slots can be moved while clients work: {@link #openSlotMigration(int, RedisServer)}
+ * leaves a slot half moved (MIGRATING on its owner, IMPORTING on the target) for as long
+ * as a test wants, and {@link #reshard(RedisServer, RedisServer, int)} runs
+ * {@code redis-cli --cluster reshard}.
+ *
+ * <p>
  * Needs Redis 7 or newer ({@code --cluster-port} gives each node a free bus port, instead
  * of the default port+10000, which can fall outside the port range or be taken) and
  * {@code redis-cli}; there is no Docker fallback for a cluster.
  */
 public final class RedisCluster implements AutoCloseable {
 
-	private static final int NODES = 6;
+	private static final int SLOTS = 16384;
 
 	private static final Duration FORMATION_TIMEOUT = Duration.ofSeconds(60);
 
+	private static final Duration RESHARD_TIMEOUT = Duration.ofSeconds(90);
+
 	private final List<RedisServer> nodes = new ArrayList<>();
 
+	/** Each node's cluster bus port, in start order. */
+	private final List<Integer> busPorts = new ArrayList<>();
+
 	private Duration nodeTimeout = Duration.ofSeconds(2);
+
+	private int masters = 3;
+
+	private int replicasPerMaster = 1;
+
+	/**
+	 * Sets how many masters share the 16384 slots (3 by default), in contiguous equal
+	 * ranges. Call before {@link #start()}.
+	 */
+	public synchronized RedisCluster withMasters(int masters) {
+		if (masters < 1) {
+			throw new IllegalArgumentException("A cluster needs at least one master, not " + masters);
+		}
+		this.masters = masters;
+		return this;
+	}
+
+	/**
+	 * Sets how many replicas each master gets (1 by default; 0 for a cluster of masters
+	 * only). Call before {@link #start()}.
+	 */
+	public synchronized RedisCluster withReplicasPerMaster(int replicas) {
+		if (replicas < 0) {
+			throw new IllegalArgumentException("Replicas per master cannot be negative: " + replicas);
+		}
+		this.replicasPerMaster = replicas;
+		return this;
+	}
 
 	/**
 	 * Sets {@code cluster-node-timeout}: how long a master may be unreachable before its
@@ -56,7 +98,7 @@ public final class RedisCluster implements AutoCloseable {
 	}
 
 	/**
-	 * Starts six nodes, creates the cluster, and returns once every node reports
+	 * Starts the nodes, creates the cluster, and returns once every node reports
 	 * {@code cluster_state:ok} and all of them agree on who serves which slots.
 	 * @throws RedisNotAvailableException if redis-server or redis-cli is missing
 	 */
@@ -66,14 +108,22 @@ public final class RedisCluster implements AutoCloseable {
 		}
 		Path cli = RedisBinaries.requireRedisCli();
 		try {
-			for (int i = 0; i < NODES; i++) {
+			int count = this.masters * (1 + this.replicasPerMaster);
+			for (int i = 0; i < count; i++) {
+				int busPort = TcpPorts.freePort();
+				this.busPorts.add(busPort);
 				this.nodes.add(RedisServer.localProcess()
 					.withArgs("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-port",
-							String.valueOf(TcpPorts.freePort()), "--cluster-node-timeout",
+							String.valueOf(busPort), "--cluster-node-timeout",
 							String.valueOf(this.nodeTimeout.toMillis()))
 					.start());
 			}
-			createCluster(cli);
+			if (this.masters >= 3) {
+				createCluster(cli);
+			}
+			else {
+				joinByHand();
+			}
 			awaitHealthy(FORMATION_TIMEOUT);
 			return this;
 		}
@@ -92,9 +142,10 @@ public final class RedisCluster implements AutoCloseable {
 	public synchronized void close() {
 		this.nodes.forEach(RedisServer::close);
 		this.nodes.clear();
+		this.busPorts.clear();
 	}
 
-	/** All six nodes, running or not, in start order. */
+	/** All nodes, running or not, in start order. */
 	public synchronized List<RedisServer> nodes() {
 		return List.copyOf(this.nodes);
 	}
@@ -191,24 +242,145 @@ public final class RedisCluster implements AutoCloseable {
 	private void createCluster(Path cli) {
 		List<String> command = new ArrayList<>(List.of(cli.toString(), "--cluster", "create"));
 		this.nodes.forEach((node) -> command.add(node.host() + ":" + node.port()));
-		command.addAll(List.of("--cluster-replicas", "1", "--cluster-yes"));
+		command.addAll(List.of("--cluster-replicas", String.valueOf(this.replicasPerMaster), "--cluster-yes"));
+		runCli(command, FORMATION_TIMEOUT);
+	}
+
+	/**
+	 * Joins the nodes without {@code redis-cli --cluster create}, which wants at least 3
+	 * masters: each master adds its equal share of the slots and a distinct config epoch,
+	 * every node meets the first, then each replica follows its master.
+	 */
+	private void joinByHand() {
+		for (int i = 0; i < this.masters; i++) {
+			RedisServer master = this.nodes.get(i);
+			int from = (int) ((long) i * SLOTS / this.masters);
+			int to = (int) ((long) (i + 1) * SLOTS / this.masters) - 1;
+			master.call("CLUSTER", "ADDSLOTSRANGE", String.valueOf(from), String.valueOf(to));
+			master.call("CLUSTER", "SET-CONFIG-EPOCH", String.valueOf(i + 1));
+		}
+		RedisServer first = this.nodes.get(0);
+		for (int i = 1; i < this.nodes.size(); i++) {
+			this.nodes.get(i)
+				.call("CLUSTER", "MEET", first.host(), String.valueOf(first.port()),
+						String.valueOf(this.busPorts.get(0)));
+		}
+		for (int i = this.masters; i < this.nodes.size(); i++) {
+			RedisServer replica = this.nodes.get(i);
+			String masterId = nodeId(this.nodes.get(i % this.masters));
+			awaitCondition(() -> replica.call("CLUSTER", "NODES").contains(masterId),
+					replica + " to learn of its master " + masterId, FORMATION_TIMEOUT);
+			replica.call("CLUSTER", "REPLICATE", masterId);
+		}
+	}
+
+	// ---- moving slots
+	// ---------------------------------------------------------------------
+
+	/** A node's cluster id ({@code CLUSTER MYID}). */
+	public String nodeId(RedisServer node) {
+		return node.call("CLUSTER", "MYID");
+	}
+
+	/**
+	 * The master that serves {@code slot}, as the first running node sees it (during an
+	 * open migration: still the source).
+	 */
+	public synchronized RedisServer masterOf(int slot) {
+		RedisServer anyRunning = this.nodes.stream()
+			.filter(RedisServer::isRunning)
+			.findFirst()
+			.orElseThrow(() -> new IllegalStateException("No cluster node is running"));
+		return node(ClusterNodes.parse(anyRunning.call("CLUSTER", "NODES")).ownerPort(slot));
+	}
+
+	/**
+	 * Starts moving {@code slot} from its master to {@code target} the way
+	 * {@code redis-cli --cluster reshard} does, and stops there: the target is set
+	 * IMPORTING, the owner MIGRATING, and no key is moved yet. The returned migration
+	 * moves keys one by one and finishes the move when the test says so.
+	 */
+	public SlotMigration openSlotMigration(int slot, RedisServer target) {
+		RedisServer source = masterOf(slot);
+		if (source.port() == target.port()) {
+			throw new IllegalArgumentException("Slot " + slot + " is already served by " + target);
+		}
+		target.call("CLUSTER", "SETSLOT", String.valueOf(slot), "IMPORTING", nodeId(source));
+		source.call("CLUSTER", "SETSLOT", String.valueOf(slot), "MIGRATING", nodeId(target));
+		return new SlotMigration(this, slot, source, target);
+	}
+
+	/**
+	 * Runs {@code redis-cli --cluster reshard} to move {@code slots} slots (the lowest
+	 * the source serves, as redis-cli picks them) from one master to another, with its
+	 * keys moved {@code pipeline} at a time, and returns once it exited and the nodes
+	 * agree again. Clients may keep working meanwhile: that is the point.
+	 * @return what redis-cli printed
+	 * @throws IllegalStateException if redis-cli fails or takes longer than 90 s; the
+	 * message holds its output
+	 */
+	public String reshard(RedisServer from, RedisServer to, int slots, int pipeline) {
+		Path cli = RedisBinaries.requireRedisCli();
+		List<String> command = List.of(cli.toString(), "--cluster", "reshard", from.host() + ":" + from.port(),
+				"--cluster-from", nodeId(from), "--cluster-to", nodeId(to), "--cluster-slots", String.valueOf(slots),
+				"--cluster-pipeline", String.valueOf(pipeline), "--cluster-yes");
+		String output = runCli(command, RESHARD_TIMEOUT);
+		awaitHealthy(FORMATION_TIMEOUT);
+		return output;
+	}
+
+	/**
+	 * {@link #reshard(RedisServer, RedisServer, int, int)} with redis-cli's pipeline of
+	 * 10.
+	 */
+	public String reshard(RedisServer from, RedisServer to, int slots) {
+		return reshard(from, to, slots, 10);
+	}
+
+	/**
+	 * Who serves {@code slot} in each running node's own view, e.g.
+	 * {@code "7001 says 7002, 7002 says 7002"}: what to print when clients are bounced
+	 * between nodes with MOVED.
+	 */
+	public synchronized String slotOwnerViews(int slot) {
+		return this.nodes.stream()
+			.filter(RedisServer::isRunning)
+			.map((node) -> node.port() + " says " + ClusterNodes.parse(node.call("CLUSTER", "NODES")).ownerPort(slot)
+					+ (ClusterNodes.parse(node.call("CLUSTER", "NODES")).isOpen(slot) ? " (open)" : ""))
+			.collect(Collectors.joining(", "));
+	}
+
+	/**
+	 * The slots {@code node} serves, lowest first, as it sees itself.
+	 */
+	public List<Integer> slotsOf(RedisServer node) {
+		List<Integer> slots = new ArrayList<>();
+		for (int slot = 0; slot < SLOTS; slot++) {
+			slots.add(slot);
+		}
+		ClusterNodes view = ClusterNodes.parse(node.call("CLUSTER", "NODES"));
+		return slots.stream().filter((slot) -> view.ownerPort(slot) == node.port()).collect(Collectors.toList());
+	}
+
+	private static String runCli(List<String> command, Duration timeout) {
 		try {
-			Path output = Files.createTempFile("redeq-cluster-create-", ".log");
+			Path output = Files.createTempFile("redeq-cluster-cli-", ".log");
 			try {
 				Process process = new ProcessBuilder(command).redirectErrorStream(true)
 					.redirectOutput(output.toFile())
 					.start();
-				// Bounded: redis-cli waits for the join forever if the nodes cannot reach
-				// each other.
-				boolean exited = process.waitFor(FORMATION_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+				// Bounded: redis-cli waits forever if the nodes cannot reach each other.
+				boolean exited = process.waitFor(timeout.toSeconds(), TimeUnit.SECONDS);
 				if (!exited) {
 					process.destroyForcibly().waitFor();
 				}
+				String printed = Files.readString(output, StandardCharsets.UTF_8);
 				if (!exited || process.exitValue() != 0) {
 					throw new IllegalStateException("'" + String.join(" ", command) + "' failed"
-							+ (exited ? " with exit code " + process.exitValue() : " to finish in " + FORMATION_TIMEOUT)
-							+ ":\n" + Files.readString(output, StandardCharsets.UTF_8));
+							+ (exited ? " with exit code " + process.exitValue() : " to finish in " + timeout) + ":\n"
+							+ printed);
 				}
+				return printed;
 			}
 			finally {
 				Files.deleteIfExists(output);
@@ -219,7 +391,17 @@ public final class RedisCluster implements AutoCloseable {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while creating the cluster", ex);
+			throw new IllegalStateException("Interrupted while running " + command, ex);
+		}
+	}
+
+	static void awaitCondition(java.util.function.BooleanSupplier condition, String what, Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (!condition.getAsBoolean()) {
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("Timed out after " + timeout + " waiting for " + what);
+			}
+			pause();
 		}
 	}
 

@@ -207,6 +207,18 @@ public final class RedisServer implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Sends one command whose reply is an array of bulk strings, over a fresh connection.
+	 */
+	List<String> callForList(String... command) {
+		try {
+			return RespClient.callForList(host(), port(), Duration.ofSeconds(10), command);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("'" + String.join(" ", command) + "' failed on " + this, ex);
+		}
+	}
+
 	@Override
 	public synchronized String toString() {
 		if (this.backend == null) {

@@ -9,6 +9,8 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A tiny one-shot RESP client: opens a socket, sends one command, reads one reply,
@@ -49,6 +51,38 @@ final class RespClient {
 			command.append('$').append(bytes.length).append("\r\n").append(arg).append("\r\n");
 		}
 		return command.toString().getBytes(StandardCharsets.UTF_8);
+	}
+
+	/**
+	 * Sends {@code args} as one command whose reply is an array of bulk strings (such as
+	 * {@code CLUSTER GETKEYSINSLOT}) and returns its elements.
+	 * @throws IOException if the connection fails, times out, or Redis answers with an
+	 * error
+	 */
+	static List<String> callForList(String host, int port, Duration timeout, String... args) throws IOException {
+		try (Socket socket = new Socket()) {
+			int millis = (int) timeout.toMillis();
+			socket.connect(new InetSocketAddress(host, port), millis);
+			socket.setSoTimeout(millis);
+			OutputStream out = socket.getOutputStream();
+			out.write(encode(args));
+			out.flush();
+			InputStream in = new BufferedInputStream(socket.getInputStream());
+			int type = in.read();
+			String line = readLine(in);
+			if (type == '-') {
+				throw new IOException("Redis replied with an error: " + line);
+			}
+			if (type != '*') {
+				throw new IOException("Expected an array reply but got '" + (char) type + "': " + line);
+			}
+			int count = Integer.parseInt(line);
+			List<String> elements = new ArrayList<>(Math.max(count, 0));
+			for (int i = 0; i < count; i++) {
+				elements.add(readReply(in));
+			}
+			return elements;
+		}
 	}
 
 	private static String readReply(InputStream in) throws IOException {
