@@ -17,10 +17,4 @@ interface Contender {
 	/** How {@link QueueUnderTest#scheduleBatch} batches, for the RESULT line. */
 	String batchHow();
 
-	/**
-	 * Roughly how many jobs per second its batches load on this VM (with room to spare):
-	 * W2 puts the first due time that far ahead, so loading ends before it.
-	 */
-	int loadRate();
-
 }

@@ -48,14 +48,11 @@ final class GrowthWorkload {
 
 		Double drainBase = table.value(DrainWorkload.RATE_ROW, system);
 		Double completedBase = table.value(DrainWorkload.COMPLETED_ROW, system);
-		if (completedBase != null && completedBase < options.drainJobs) {
-			// A system that could not drain the default size in time would only use up
-			// the
-			// time limit again.
-			this.harness.line(
-					"RESULT workload=W6 part=W2 system=%s jobs=%d skipped=\"W2 completed %.0f of %d within the drain limit\"",
-					system, n, completedBase, options.drainJobs);
-			table.count(row(DRAIN_ROW, n), system, Double.NaN, "skipped (W2 collapsed)");
+		String collapse = collapse(drainBase, completedBase, n);
+		if (collapse != null) {
+			// Draining again would only use up the time limit.
+			this.harness.line("RESULT workload=W6 part=W2 system=%s jobs=%d skipped=\"%s\"", system, n, collapse);
+			table.count(row(DRAIN_ROW, n), system, Double.NaN, "skipped: W2 too slow for its limit");
 		}
 		else {
 			DrainWorkload.Drain result = this.drain.drain(contender, n, "W6 part=W2",
@@ -72,6 +69,26 @@ final class GrowthWorkload {
 		table.put(row(MEMORY_ROW, n), system, bytes, "%.0f (%s)", bytes,
 				growthText(growth(bytes, memoryBase), options.memoryJobs));
 		return ok;
+	}
+
+	/**
+	 * Why W2 at {@code n} jobs cannot finish within its drain limit, judged from W2 at
+	 * the default size: it did not finish there, or even at that rate (drains slow down
+	 * as queues grow, never speed up) {@code n} jobs would need longer than the limit.
+	 * Null if it can.
+	 */
+	private @Nullable String collapse(@Nullable Double rate, @Nullable Double completed, int n) {
+		int base = this.harness.options.drainJobs;
+		if (completed != null && completed < base) {
+			return String.format(Locale.ROOT, "W2 completed %.0f of %d within the drain limit", completed, base);
+		}
+		long limit = DrainWorkload.drainLimit(n).toSeconds();
+		if (rate != null && rate * limit < n) {
+			return String.format(Locale.ROOT,
+					"W2 drained %.0f jobs/s at %d jobs: %d jobs would need %.0f s, beyond the %d s drain limit", rate,
+					base, n, n / rate, limit);
+		}
+		return null;
 	}
 
 	private static String row(String format, int jobs) {

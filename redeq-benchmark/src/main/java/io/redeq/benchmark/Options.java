@@ -201,8 +201,9 @@ final class Options {
 				  --idle-seconds N     W5 measuring window (default 20)
 				  --delay-ms MIN-MAX   W3 delay after scheduling (default 1000-3000)
 				  --payload-bytes N    payload size as JSON (default 100)
-				  --consumers N        handler threads of the one subscription in W2/W3 (default 4)
-				  --batch N            jobs per scheduleAll call (default 1000)
+				  --consumers N        handler threads of each system's consumers in W2/W3 (default 4)
+				  --batch N            jobs per batch: scheduleAll call, pipeline, offers in flight
+				                       (default 1000)
 				  --redis URL          use this Redis (redis://host:port) instead of starting one;
 				                       it is not flushed: every workload uses a fresh key prefix
 				  --buckets N, --sweep-ms N, --lock-ttl-ms N, --migrate-batch N

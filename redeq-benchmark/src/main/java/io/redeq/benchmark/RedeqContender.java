@@ -44,11 +44,6 @@ final class RedeqContender implements Contender {
 	}
 
 	@Override
-	public int loadRate() {
-		return 20_000;
-	}
-
-	@Override
 	public QueueUnderTest open(String namespace, @Nullable Tracker tracker) {
 		Redeq redeq = engine(namespace, (tracker != null) ? new Completions(tracker) : null);
 		return new RedeqQueue(redeq, tracker);

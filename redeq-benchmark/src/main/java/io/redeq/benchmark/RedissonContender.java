@@ -57,11 +57,6 @@ final class RedissonContender implements Contender {
 	}
 
 	@Override
-	public int loadRate() {
-		return 10_000;
-	}
-
-	@Override
 	public QueueUnderTest open(String namespace, @Nullable Tracker tracker) {
 		Config config = new Config();
 		config.setCodec(StringCodec.INSTANCE);

@@ -37,11 +37,6 @@ final class TextbookContender implements Contender {
 	}
 
 	@Override
-	public int loadRate() {
-		return 20_000;
-	}
-
-	@Override
 	public QueueUnderTest open(String namespace, @Nullable Tracker tracker) {
 		return new TextbookQueue(new TextbookDelayQueue(this.client, this.uri, namespace), tracker);
 	}
