@@ -52,7 +52,7 @@ final class GrowthWorkload {
 		if (collapse != null) {
 			// Draining again would only use up the time limit.
 			this.harness.line("RESULT workload=W6 part=W2 system=%s jobs=%d skipped=\"%s\"", system, n, collapse);
-			table.count(row(DRAIN_ROW, n), system, Double.NaN, "skipped: W2 too slow for its limit");
+			table.count(row(DRAIN_ROW, n), system, Double.NaN, "skipped: " + collapse);
 		}
 		else {
 			DrainWorkload.Drain result = this.drain.drain(contender, n, "W6 part=W2",
