@@ -3,7 +3,6 @@ package io.redeq.benchmark;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
 
@@ -13,9 +12,18 @@ import org.jspecify.annotations.Nullable;
  */
 final class Options {
 
-	static final List<String> ALL_WORKLOADS = List.of("W1", "W2", "W3", "W3b", "W4", "W5");
+	static final List<String> ALL_WORKLOADS = List.of("W1", "W2", "W3", "W3b", "W4", "W5", "W6");
 
-	List<String> workloads = ALL_WORKLOADS;
+	/** W6 runs only when asked for, or with {@code --full}: it takes long. */
+	static final List<String> DEFAULT_WORKLOADS = ALL_WORKLOADS.subList(0, ALL_WORKLOADS.size() - 1);
+
+	/** redeq and its peers, in the order each workload runs them. */
+	static final List<String> ALL_SYSTEMS = List.of(RedeqContender.NAME, TextbookContender.NAME,
+			RedissonContender.NAME);
+
+	List<String> workloads = DEFAULT_WORKLOADS;
+
+	List<String> systems = ALL_SYSTEMS;
 
 	/** W1 jobs (each mode). */
 	int scheduleJobs = 200_000;
@@ -25,6 +33,9 @@ final class Options {
 
 	/** W4 jobs. */
 	int memoryJobs = 100_000;
+
+	/** W6 jobs (W1 batches, W2 and W4 again at this size). */
+	int growthJobs = 1_000_000;
 
 	/** W3 rate, jobs/s. */
 	int rate = 2_000;
@@ -81,6 +92,7 @@ final class Options {
 				case "--smoke" -> {
 				}
 				case "--profile" -> o.profile = true;
+				case "--full" -> o.workloads = ALL_WORKLOADS;
 				case "-h", "--help" -> throw new IllegalArgumentException(usage());
 				default -> {
 					if (i + 1 >= list.size()) {
@@ -88,7 +100,9 @@ final class Options {
 					}
 					String value = list.get(++i);
 					switch (arg) {
-						case "--workloads" -> o.workloads = workloads(value);
+						case "--workloads" -> o.workloads = choose("workload", value, ALL_WORKLOADS);
+						case "--systems" -> o.systems = choose("system", value, ALL_SYSTEMS);
+						case "--growth-jobs" -> o.growthJobs = positive(arg, value);
 						case "--jobs" -> {
 							int jobs = positive(arg, value);
 							o.scheduleJobs = jobs;
@@ -129,6 +143,7 @@ final class Options {
 		this.scheduleJobs = 2_000;
 		this.drainJobs = 2_000;
 		this.memoryJobs = 2_000;
+		this.growthJobs = 4_000;
 		this.rate = 300;
 		this.rateB = 1_000;
 		this.seconds = 1;
@@ -137,18 +152,22 @@ final class Options {
 		this.delayMaxMs = 600;
 	}
 
-	private static List<String> workloads(String value) {
-		List<String> chosen = new ArrayList<>();
+	/**
+	 * The names in {@code value} (comma-separated, any case), in the order of
+	 * {@code all}.
+	 */
+	private static List<String> choose(String what, String value, List<String> all) {
+		List<String> wanted = new ArrayList<>();
 		for (String name : value.split(",")) {
-			String wanted = name.trim();
-			String match = ALL_WORKLOADS.stream()
-				.filter((w) -> w.toLowerCase(Locale.ROOT).equals(wanted.toLowerCase(Locale.ROOT)))
+			String trimmed = name.trim();
+			String match = all.stream()
+				.filter((candidate) -> candidate.equalsIgnoreCase(trimmed))
 				.findFirst()
 				.orElseThrow(() -> new IllegalArgumentException(
-						"Unknown workload '" + wanted + "'; choose from " + String.join(",", ALL_WORKLOADS)));
-			chosen.add(match);
+						"Unknown " + what + " '" + trimmed + "'; choose from " + String.join(",", all)));
+			wanted.add(match);
 		}
-		return chosen;
+		return all.stream().filter(wanted::contains).toList();
 	}
 
 	private static int positive(String option, String value) {
@@ -167,22 +186,30 @@ final class Options {
 	static String usage() {
 		return """
 				Usage: java -jar redeq-benchmark.jar [options]
-				  --workloads W1,W2,W3,W3b,W4,W5   which workloads to run (default: all)
+				  --workloads W1,...,W6  which workloads to run (default: W1,W2,W3,W3b,W4,W5;
+				                       W3b and W5 measure redeq only)
+				  --systems S,...      which systems to run each workload on: redeq, textbook
+				                       (ZADD + Lua mover + BLPOP), redisson (RDelayedQueue)
+				                       (default: all three, in that order)
+				  --full               all workloads, W6 too (W1 batches, W2 and W4 at 1M jobs;
+				                       adds about 10 minutes)
 				  --jobs N             jobs of W1 (per mode), W2 and W4 (default 200000 / 100000 / 100000)
+				  --growth-jobs N      jobs of W6 (default 1000000)
 				  --rate N             W3 jobs per second (default 2000)
 				  --rate-b N           W3b jobs per second (default 10000)
 				  --seconds N          W3 and W3b duration (default 30)
 				  --idle-seconds N     W5 measuring window (default 20)
 				  --delay-ms MIN-MAX   W3 delay after scheduling (default 1000-3000)
 				  --payload-bytes N    payload size as JSON (default 100)
-				  --consumers N        handler threads of the one subscription in W2/W3 (default 4)
-				  --batch N            jobs per scheduleAll call (default 1000)
+				  --consumers N        handler threads of each system's consumers in W2/W3 (default 4)
+				  --batch N            jobs per batch: scheduleAll call, pipeline, offers in flight
+				                       (default 1000)
 				  --redis URL          use this Redis (redis://host:port) instead of starting one;
 				                       it is not flushed: every workload uses a fresh key prefix
 				  --buckets N, --sweep-ms N, --lock-ttl-ms N, --migrate-batch N
 				                       engine settings other than redeq's defaults (to try a change)
 				  --profile            log every command in SLOWLOG and print time per script (slower)
-				  --smoke              tiny sizes, a few seconds in all
+				  --smoke              tiny sizes, a few seconds per system
 				""";
 	}
 

@@ -1,27 +1,28 @@
 package io.redeq.benchmark;
 
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
 import org.jspecify.annotations.Nullable;
 
-import io.redeq.Delivery;
-import io.redeq.JobLifecycleListener;
-
 /**
- * Counts deliveries per job id (ids are the numbers 0..n-1), completions (acknowledged in
- * Redis: the lifecycle listener runs after the complete script), and, when asked,
- * lateness = handler start on the Redis clock − due time, in microseconds.
+ * Counts handler starts per job (by the index in its {@link BenchJob#id}), completions,
+ * and, when given a clock, lateness = handler start on the Redis clock − the due time the
+ * producer gave the job, in microseconds. The same for every system under test; each says
+ * when a job is complete (redeq: its completion is acknowledged in Redis; the peers,
+ * which have no acks: the handler returned).
  */
-final class Tracker implements JobLifecycleListener {
+final class Tracker {
+
+	private static final long MAX_LATENESS_MICROS = 3_600_000_000L;
 
 	private final AtomicIntegerArray deliveries;
 
-	private final AtomicInteger delivered = new AtomicInteger();
+	private final @Nullable AtomicLongArray dueMillis;
 
 	private final AtomicInteger completed = new AtomicInteger();
 
@@ -38,47 +39,43 @@ final class Tracker implements JobLifecycleListener {
 	Tracker(int jobs, @Nullable RedisClock clock) {
 		this.deliveries = new AtomicIntegerArray(Math.max(1, jobs));
 		this.clock = clock;
-		this.lateness = (clock != null) ? new ConcurrentHistogram(3_600_000_000L, 3) : null;
+		this.dueMillis = (clock != null) ? new AtomicLongArray(Math.max(1, jobs)) : null;
+		this.lateness = (clock != null) ? new ConcurrentHistogram(MAX_LATENESS_MICROS, 3) : null;
+	}
+
+	/** Called by the producer before it schedules the job. */
+	void due(int index, long dueAtMillis) {
+		if (this.dueMillis != null && index >= 0 && index < this.dueMillis.length()) {
+			this.dueMillis.set(index, dueAtMillis);
+		}
 	}
 
 	/** Called first thing in the handler. */
-	void delivered(Delivery delivery) {
-		if (this.clock != null) {
-			long late = this.clock.nowMicros() - delivery.dueAt().toEpochMilli() * 1000;
+	void started(String id) {
+		int index = BenchJob.index(id);
+		if (index < 0 || index >= this.deliveries.length()) {
+			this.unknownIds.incrementAndGet();
+			return;
+		}
+		if (this.clock != null && this.lateness != null && this.dueMillis != null) {
+			long late = this.clock.nowMicros() - this.dueMillis.get(index) * 1000;
 			if (late < 0) {
 				this.early.incrementAndGet();
 				late = 0;
 			}
-			this.lateness.recordValue(Math.min(late, 3_600_000_000L));
+			this.lateness.recordValue(Math.min(late, MAX_LATENESS_MICROS));
 		}
-		int id;
-		try {
-			id = Integer.parseInt(delivery.id());
-		}
-		catch (NumberFormatException ex) {
-			id = -1;
-		}
-		if (id < 0 || id >= this.deliveries.length()) {
-			this.unknownIds.incrementAndGet();
-		}
-		else {
-			this.deliveries.incrementAndGet(id);
-		}
-		this.delivered.incrementAndGet();
+		this.deliveries.incrementAndGet(index);
 	}
 
-	@Override
-	public void onSuccess(Delivery delivery, Duration handlerDuration) {
+	/** Called when the system counts the job as done. */
+	void finished() {
 		this.lastCompletedNanos.accumulateAndGet(System.nanoTime(), Math::max);
 		this.completed.incrementAndGet();
 	}
 
 	int completed() {
 		return this.completed.get();
-	}
-
-	int delivered() {
-		return this.delivered.get();
 	}
 
 	long lastCompletedNanos() {

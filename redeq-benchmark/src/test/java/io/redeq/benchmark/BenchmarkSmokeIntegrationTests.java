@@ -12,38 +12,52 @@ import org.junit.jupiter.api.Timeout;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Runs every workload at smoke size against the benchmark's own redis-server, so the
- * benchmark cannot rot: each RESULT line is there, and no job was lost or doubled.
+ * Runs every workload, W6 included, at smoke size on redeq and both peers against the
+ * benchmark's own redis-server, so the benchmark cannot rot: each RESULT line is there,
+ * no job was lost or doubled, and the side-by-side table is printed.
  */
 class BenchmarkSmokeIntegrationTests {
 
+	private static final List<String> SYSTEMS = List.of("redeq", "textbook", "redisson");
+
 	@Test
-	@Timeout(120)
-	void everyWorkloadRunsAtSmokeSizeAndLosesNothing() {
+	@Timeout(240)
+	void everyWorkloadRunsOnEverySystemAtSmokeSizeAndLosesNothing() {
 		ByteArrayOutputStream bytes = new ByteArrayOutputStream();
 		int status;
 		try (PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8)) {
-			status = Benchmark.run(out, "--smoke");
+			status = Benchmark.run(out, "--smoke", "--full");
 		}
 		String output = bytes.toString(StandardCharsets.UTF_8);
 		System.out.println(output);
-		List<String> results = Arrays.stream(output.split("\n")).filter((l) -> l.startsWith("RESULT ")).toList();
+		List<String> lines = Arrays.asList(output.split("\n"));
+		List<String> results = lines.stream().filter((l) -> l.startsWith("RESULT ")).toList();
 
 		assertThat(output).contains("MACHINE cores=").contains("JDK version=").contains("REDIS version=");
 		assertThat(results).noneMatch((l) -> l.contains(" error="));
-		assertThat(results)
-			.anyMatch((l) -> l.startsWith("RESULT workload=W1 mode=single ") && l.contains(" jobs=2000 "));
-		assertThat(results)
-			.anyMatch((l) -> l.startsWith("RESULT workload=W1 mode=batch ") && l.contains(" jobs=2000 "));
-		assertThat(results).anyMatch((l) -> l.startsWith("RESULT workload=W2 jobs=2000 consumers=4 jobs_per_s="));
-		assertThat(results).anyMatch((l) -> l.startsWith("RESULT workload=W3 rate=") && l.contains(" p99_ms="));
-		assertThat(results).anyMatch((l) -> l.startsWith("RESULT workload=W3b rate=") && l.contains(" p99_ms="));
-		assertThat(results)
-			.anyMatch((l) -> l.startsWith("RESULT workload=W4 jobs=2000 ") && l.contains(" bytes_per_job="));
-		assertThat(results)
-			.anyMatch((l) -> l.startsWith("RESULT workload=W5 listeners=4 ") && l.contains(" commands_per_s="));
-		assertThat(results.stream().filter((l) -> !l.startsWith("RESULT workload=W5 "))).hasSize(6)
+		for (String system : SYSTEMS) {
+			String tag = " system=" + system + " ";
+			assertThat(results).as(system)
+				.anyMatch((l) -> l.startsWith("RESULT workload=W1 mode=single" + tag) && l.contains(" jobs=2000 "))
+				.anyMatch((l) -> l.startsWith("RESULT workload=W1 mode=batch" + tag) && l.contains(" jobs=2000 "))
+				.anyMatch((l) -> l.startsWith("RESULT workload=W2" + tag + "jobs=2000 consumers=4 jobs_per_s="))
+				.anyMatch((l) -> l.startsWith("RESULT workload=W3" + tag + "rate=") && l.contains(" p99_ms=")
+						&& l.contains(" commands_per_job=") && l.contains(" client_cpu_us_per_job="))
+				.anyMatch(
+						(l) -> l.startsWith("RESULT workload=W4" + tag + "jobs=2000 ") && l.contains(" bytes_per_job="))
+				.anyMatch((l) -> l.startsWith("RESULT workload=W6 part=W1-batch" + tag + "jobs=4000 ")
+						&& l.contains(" us_per_job_at_2000="))
+				.anyMatch((l) -> l.startsWith("RESULT workload=W6 part=W2" + tag + "jobs=4000 "))
+				.anyMatch((l) -> l.startsWith("RESULT workload=W6 part=W4" + tag + "jobs=4000 ")
+						&& l.contains(" bytes_per_job_at_2000="));
+		}
+		assertThat(results).anyMatch((l) -> l.startsWith("RESULT workload=W3b system=redeq rate="))
+			.anyMatch((l) -> l.startsWith("RESULT workload=W5 system=redeq listeners=4 ")
+					&& l.contains(" commands_per_s="));
+		assertThat(results.stream().filter((l) -> !l.startsWith("RESULT workload=W5 "))).hasSize(3 * 8 + 1)
 			.allMatch((l) -> l.contains(" missing=0 dup=0"), "missing=0 dup=0");
+		assertThat(lines).contains("| workload | textbook | Redisson | redeq | redeq/textbook | redeq/Redisson |")
+			.anyMatch((l) -> l.startsWith("| W3 lateness p99, ms ") && !l.contains("–"));
 		assertThat(status).isZero();
 	}
 

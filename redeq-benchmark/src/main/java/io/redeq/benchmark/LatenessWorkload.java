@@ -1,0 +1,213 @@
+package io.redeq.benchmark;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+import org.HdrHistogram.Histogram;
+
+/**
+ * W3 (and redeq's W3b), lateness at a steady rate: producer threads together keep
+ * {@code rate} jobs/s for {@code --seconds}, each job due 1-3 s after it is sent;
+ * consumers with {@code --consumers} handler threads record handler start − due time.
+ * Also Redis commands, Redis CPU and this JVM's CPU per job.
+ */
+final class LatenessWorkload {
+
+	static final String P50_ROW = "W3 lateness p50, ms (lower is better)";
+
+	static final String P99_ROW = "W3 lateness p99, ms (lower is better)";
+
+	static final String P999_ROW = "W3 lateness p99.9, ms (lower is better)";
+
+	static final String MAX_ROW = "W3 lateness max, ms (lower is better)";
+
+	static final String COMMANDS_ROW = "W3 Redis commands per job (lower is better)";
+
+	static final String REDIS_CPU_ROW = "W3 Redis CPU per job, µs (lower is better)";
+
+	static final String CLIENT_CPU_ROW = "W3 client JVM CPU per job, µs (lower is better)";
+
+	private final Harness harness;
+
+	LatenessWorkload(Harness harness) {
+		this.harness = harness;
+	}
+
+	/**
+	 * W3: two producer threads, one {@code schedule} call per job.
+	 */
+	boolean w3(Contender contender) throws InterruptedException {
+		return run(contender, "W3", this.harness.options.rate, 2, false);
+	}
+
+	/** W3b (redeq only): one producer thread sending whatever is owed in batches. */
+	boolean w3b(Contender contender) throws InterruptedException {
+		return run(contender, "W3b", this.harness.options.rateB, 1, true);
+	}
+
+	private boolean run(Contender contender, String name, int rate, int producers, boolean batched)
+			throws InterruptedException {
+		Options options = this.harness.options;
+		int total = (int) Math.min(Integer.MAX_VALUE - 1, (long) rate * options.seconds);
+		String namespace = this.harness.fresh(name.toLowerCase(java.util.Locale.ROOT));
+		RedisClock clock = this.harness.clock();
+		Tracker tracker = new Tracker(total, clock);
+		try (QueueUnderTest queue = contender.open(namespace, tracker)) {
+			queue.consume(options.consumers);
+			Snapshot before = this.harness.snapshot();
+			this.harness.startProfile();
+			Producers sent = new Producers(queue, tracker, clock, total, rate, producers, batched);
+			sent.run();
+			double producedSeconds = sent.seconds;
+			int jobs = sent.sent.get();
+			Harness.awaitCompleted(tracker, jobs, Duration.ofMillis(options.delayMaxMs).plusSeconds(30));
+			Thread.sleep(200); // a late duplicate would show up here
+			Snapshot after = this.harness.snapshot();
+			RedisClock recheck = this.harness.clock();
+			Histogram lateness = tracker.lateness();
+			int completed = tracker.completed();
+			int missing = tracker.missing(jobs);
+			int dup = tracker.duplicates();
+			double p50 = ms(lateness.getValueAtPercentile(50));
+			double p99 = ms(lateness.getValueAtPercentile(99));
+			double p999 = ms(lateness.getValueAtPercentile(99.9));
+			double max = ms(lateness.getMaxValue());
+			double commands = after.commandsPerJob(before, completed);
+			double redisCpu = after.redisCpuPerJob(before, completed);
+			double clientCpu = after.clientCpuPerJob(before, completed);
+			this.harness.line(
+					"RESULT workload=%s system=%s rate=%d seconds=%d jobs=%d producers=%d calls=%s consumers=%d produced_per_s=%.0f p50_ms=%.2f p99_ms=%.2f p999_ms=%.2f max_ms=%.2f mean_ms=%.2f commands_per_job=%.2f redis_cpu_us_per_job=%.1f client_cpu_us_per_job=%.1f completed=%d early=%d clock_err_us=%d clock_drift_us=%d missing=%d dup=%d",
+					name, contender.name(), rate, options.seconds, jobs, producers, batched ? "batch" : "single",
+					options.consumers, jobs / producedSeconds, p50, p99, p999, max, lateness.getMean() / 1000.0,
+					commands, redisCpu, clientCpu, completed, tracker.early(), clock.errorMicros(),
+					clock.driftMicros(recheck), missing, dup);
+			this.harness.details(name, contender.name(), before, after, completed);
+			this.harness.stopProfile(name, contender.name());
+			if (name.equals("W3")) {
+				String system = contender.name();
+				ResultTable table = this.harness.table;
+				table.put(P50_ROW, system, p50, "%.2f", p50);
+				table.put(P99_ROW, system, p99, "%.2f", p99);
+				table.put(P999_ROW, system, p999, "%.2f", p999);
+				table.put(MAX_ROW, system, max, "%.2f", max);
+				table.put(COMMANDS_ROW, system, commands, "%.1f", commands);
+				table.put(REDIS_CPU_ROW, system, redisCpu, "%.1f", redisCpu);
+				table.put(CLIENT_CPU_ROW, system, clientCpu, "%.1f", clientCpu);
+			}
+			return sent.failure.get() == null && missing == 0 && dup == 0;
+		}
+	}
+
+	private static double ms(double micros) {
+		return micros / 1000.0;
+	}
+
+	/**
+	 * The producer threads: each keeps its share of the rate, sending what it owes and
+	 * sleeping until the next job is owed; ids come from one counter, so together they
+	 * send ids 0..total-1.
+	 */
+	private final class Producers {
+
+		private final QueueUnderTest queue;
+
+		private final Tracker tracker;
+
+		private final RedisClock clock;
+
+		private final int total;
+
+		private final int rate;
+
+		private final int threads;
+
+		private final boolean batched;
+
+		private final AtomicInteger nextId = new AtomicInteger();
+
+		private final AtomicInteger sent = new AtomicInteger();
+
+		private final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+		private double seconds;
+
+		Producers(QueueUnderTest queue, Tracker tracker, RedisClock clock, int total, int rate, int threads,
+				boolean batched) {
+			this.queue = queue;
+			this.tracker = tracker;
+			this.clock = clock;
+			this.total = total;
+			this.rate = rate;
+			this.threads = threads;
+			this.batched = batched;
+		}
+
+		void run() throws InterruptedException {
+			long start = System.nanoTime();
+			long end = start + Duration.ofSeconds(LatenessWorkload.this.harness.options.seconds + 10).toNanos();
+			List<Thread> started = new ArrayList<>();
+			for (int t = 0; t < this.threads; t++) {
+				int share = this.total / this.threads + ((t < this.total % this.threads) ? 1 : 0);
+				Thread thread = new Thread(() -> produce(share, start, end), "bench-producer-" + t);
+				started.add(thread);
+				thread.start();
+			}
+			for (Thread thread : started) {
+				thread.join(Math.max(1, (end - System.nanoTime()) / 1_000_000 + 5000));
+			}
+			this.seconds = (System.nanoTime() - start) / 1e9;
+			Throwable failure = this.failure.get();
+			if (failure != null) {
+				throw new IllegalStateException("A producer failed: " + failure, failure);
+			}
+		}
+
+		private void produce(int share, long start, long end) {
+			Options options = LatenessWorkload.this.harness.options;
+			String payload = LatenessWorkload.this.harness.payload;
+			double perThreadRate = this.rate / (double) this.threads;
+			int spread = options.delayMaxMs - options.delayMinMs + 1;
+			ThreadLocalRandom random = ThreadLocalRandom.current();
+			int mine = 0;
+			try {
+				while (mine < share && System.nanoTime() < end) {
+					long owed = Math.min(share, (long) ((System.nanoTime() - start) * perThreadRate / 1e9) + 1);
+					if (owed <= mine) {
+						// Sleep until the next job is owed: polling would cost this JVM
+						// CPU
+						// that the client CPU per job would count.
+						long nextAt = start + (long) (mine * 1e9 / perThreadRate);
+						LockSupport.parkNanos(Math.min(200_000_000L, Math.max(10_000, nextAt - System.nanoTime())));
+						continue;
+					}
+					int size = this.batched ? (int) Math.min(options.batch, owed - mine) : 1;
+					int first = this.nextId.getAndAdd(size);
+					List<BenchJob> jobs = new ArrayList<>(size);
+					for (int id = first; id < first + size; id++) {
+						long due = this.clock.nowMillis() + options.delayMinMs + random.nextInt(spread);
+						this.tracker.due(id, due);
+						jobs.add(BenchJob.of(id, payload, due));
+					}
+					if (this.batched) {
+						this.queue.scheduleBatch(jobs);
+					}
+					else {
+						this.queue.schedule(jobs.get(0));
+					}
+					mine += size;
+					this.sent.addAndGet(size);
+				}
+			}
+			catch (RuntimeException ex) {
+				this.failure.compareAndSet(null, ex);
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,117 @@
+package io.redeq.benchmark;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * W1, schedule throughput: one thread schedules jobs with explicit ids, due in 1-2 h, one
+ * call per job ({@code mode=single}), then in batches ({@code mode=batch}); each mode on
+ * an empty Redis. W6 runs the batch mode again at 1M jobs.
+ */
+final class ScheduleWorkload {
+
+	static final String SINGLE_ROW = "W1 single schedule, jobs/s (higher is better)";
+
+	static final String BATCH_ROW = "W1 batches of 1000, jobs/s (higher is better)";
+
+	private static final long HOUR_MS = 3_600_000L;
+
+	/** Longest one mode may take; the line says how many jobs it got through. */
+	private static final Duration TIME_LIMIT = Duration.ofMinutes(3);
+
+	private static final int WARM_UP_JOBS = 5000;
+
+	private final Harness harness;
+
+	ScheduleWorkload(Harness harness) {
+		this.harness = harness;
+	}
+
+	boolean run(Contender contender) {
+		int n = this.harness.options.scheduleJobs;
+		warmUp(contender, Math.min(WARM_UP_JOBS, n));
+		boolean single = single(contender, n);
+		double batch = batch(contender, n, "W1 mode=batch", "");
+		this.harness.table.put(BATCH_ROW, contender.name(), batch, "%,.0f", batch);
+		return single && batch > 0;
+	}
+
+	/** Loads code and scripts and warms the JIT, on keys of its own, unmeasured. */
+	private void warmUp(Contender contender, int jobs) {
+		try (QueueUnderTest queue = contender.open(this.harness.fresh("w1-warm"), null)) {
+			long due = System.currentTimeMillis() + HOUR_MS;
+			for (int i = 0; i < jobs; i++) {
+				queue.schedule(BenchJob.of(i, this.harness.payload, due));
+			}
+			for (int from = 0; from < jobs; from += this.harness.options.batch) {
+				queue.scheduleBatch(jobs(from, Math.min(this.harness.options.batch, jobs - from)));
+			}
+		}
+	}
+
+	private boolean single(Contender contender, int n) {
+		try (QueueUnderTest queue = contender.open(this.harness.fresh("w1-single"), null)) {
+			ThreadLocalRandom random = ThreadLocalRandom.current();
+			long base = System.currentTimeMillis() + HOUR_MS;
+			Snapshot before = this.harness.snapshot();
+			long deadline = before.nanos() + TIME_LIMIT.toNanos();
+			int done = 0;
+			while (done < n && ((done & 1023) != 0 || System.nanoTime() < deadline)) {
+				queue.schedule(BenchJob.of(done, this.harness.payload, base + random.nextLong(HOUR_MS)));
+				done++;
+			}
+			Snapshot after = this.harness.snapshot();
+			double rate = done / after.secondsSince(before);
+			long stored = queue.pending();
+			this.harness.line(
+					"RESULT workload=W1 mode=single system=%s jobs=%d threads=1 jobs_per_s=%.0f seconds=%.2f redis_cpu_us_per_job=%.1f client_cpu_us_per_job=%.1f missing=%d dup=%d",
+					contender.name(), done, rate, after.secondsSince(before), after.redisCpuPerJob(before, done),
+					after.clientCpuPerJob(before, done), Math.max(0, done - stored), Math.max(0, stored - done));
+			this.harness.details("W1", contender.name() + " mode=single", before, after, done);
+			this.harness.table.put(SINGLE_ROW, contender.name(), rate, "%,.0f", rate);
+			return stored == done;
+		}
+	}
+
+	/**
+	 * Schedules {@code n} jobs in batches on an empty Redis and prints a RESULT line
+	 * starting {@code workload=<label>}, ending with {@code beside}; returns jobs/s, or 0
+	 * if a job was lost or doubled.
+	 */
+	double batch(Contender contender, int n, String label, String beside) {
+		try (QueueUnderTest queue = contender.open(this.harness.fresh("w1-batch"), null)) {
+			int size = this.harness.options.batch;
+			Snapshot before = this.harness.snapshot();
+			long deadline = before.nanos() + TIME_LIMIT.toNanos();
+			int done = 0;
+			while (done < n && System.nanoTime() < deadline) {
+				List<BenchJob> jobs = jobs(done, Math.min(size, n - done));
+				queue.scheduleBatch(jobs);
+				done += jobs.size();
+			}
+			Snapshot after = this.harness.snapshot();
+			double rate = done / after.secondsSince(before);
+			long stored = queue.pending();
+			this.harness.line(
+					"RESULT workload=%s system=%s jobs=%d threads=1 batch=%d how=%s jobs_per_s=%.0f us_per_job=%.2f seconds=%.2f redis_cpu_us_per_job=%.1f client_cpu_us_per_job=%.1f missing=%d dup=%d%s",
+					label, contender.name(), done, size, contender.batchHow(), rate, 1e6 / rate,
+					after.secondsSince(before), after.redisCpuPerJob(before, done), after.clientCpuPerJob(before, done),
+					Math.max(0, done - stored), Math.max(0, stored - done), beside);
+			this.harness.details(label.split(" ")[0], contender.name() + " mode=batch", before, after, done);
+			return (stored == done) ? rate : 0;
+		}
+	}
+
+	private List<BenchJob> jobs(int from, int size) {
+		ThreadLocalRandom random = ThreadLocalRandom.current();
+		long base = System.currentTimeMillis() + HOUR_MS;
+		List<BenchJob> jobs = new ArrayList<>(size);
+		for (int i = from; i < from + size; i++) {
+			jobs.add(BenchJob.of(i, this.harness.payload, base + random.nextLong(HOUR_MS)));
+		}
+		return jobs;
+	}
+
+}
