@@ -3,7 +3,8 @@ package io.redeq;
 /**
  * A running consumer of one topic. {@link #close()} stops it gracefully: it stops
  * fetching at once, lets running handlers finish within the shutdown timeout, and hands
- * every unfinished job back to READY.
+ * every unfinished job back to READY, except one whose handler ignored its interrupt and
+ * still runs: that job stays IN_FLIGHT until its lease expires.
  *
  * @since 0.1.0
  */
