@@ -138,8 +138,9 @@ class ModelIntegrationTests {
 			String report = run.state.report(seed, REPLAY + seed, run.log);
 			writeTrace(run, report);
 			int problems = run.state.violations().size();
-			System.out.println(String.format(Locale.ROOT, "[model] seed %d: %d problem(s), %d invocations, %.1f s",
-					seed, problems, run.log.all().size(), run.elapsed().toMillis() / 1000.0));
+			System.out.println(String.format(Locale.ROOT,
+					"[model] seed %d: %d problem(s), %d invocations, %.1f s; explained by disruptions: %s", seed,
+					problems, run.log.all().size(), run.elapsed().toMillis() / 1000.0, run.state.excused()));
 			if (problems > 0) {
 				System.out.println(report);
 				failures.add(report);

@@ -18,6 +18,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.awaitility.core.ConditionTimeoutException;
 import org.jspecify.annotations.Nullable;
 
@@ -65,6 +66,8 @@ final class ModelRun {
 			(engine, from, to) -> this.state.disruption(Cause.STALL, engine, from, to));
 
 	private @Nullable Thread stallWatcher;
+
+	private @Nullable Thread redisWatcher;
 
 	private final Map<String, Redeq> engines = new LinkedHashMap<>();
 
@@ -126,12 +129,57 @@ final class ModelRun {
 		this.dir = Files.createTempDirectory("redeq-model-");
 		this.server = new RedisServer().withAppendOnly().start();
 		this.lettuce = RedisClient.create(this.server.uri());
+		this.redisWatcher = watchRedis();
 		this.child = startChild();
 		startEngine("e1");
 		startEngine("e2");
 		this.child.process.awaitLine((line) -> line.startsWith("READY"), Duration.ofSeconds(60));
 		this.state.note(null, "seed " + this.seed + ", " + this.ops + " operations, redis " + this.server + ", engines "
 				+ this.engines.keySet() + " and child " + this.child.id);
+	}
+
+	/**
+	 * Pings Redis every 50 ms on a connection of its own and records a round trip longer
+	 * than {@link ModelWorkload#STALL} as a stall of every engine: a Redis that stalls
+	 * (an fsync with {@code appendfsync always} on a busy disk, CPU starvation) answers
+	 * lease renewals late, so leases may expire.
+	 */
+	private Thread watchRedis() {
+		RedisClient client = this.lettuce;
+		Thread watcher = new Thread(() -> {
+			try (StatefulRedisConnection<String, String> connection = client.connect()) {
+				connection.setTimeout(Duration.ofSeconds(5));
+				while (!Thread.currentThread().isInterrupted()) {
+					long from = System.nanoTime();
+					try {
+						connection.sync().ping();
+					}
+					catch (RuntimeException ex) {
+						// down: the outage is recorded as such
+					}
+					long to = System.nanoTime();
+					if (to - from > ModelWorkload.STALL.toNanos()) {
+						this.state.disruption(Cause.STALL, null, from, to);
+					}
+					LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+				}
+			}
+			catch (RuntimeException ex) {
+				// the run is over
+			}
+		}, "model-redis-watch");
+		watcher.setDaemon(true);
+		watcher.start();
+		return watcher;
+	}
+
+	private static void join(Thread thread) {
+		try {
+			thread.join(10_000);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	private void startEngine(String name) {
@@ -169,6 +217,10 @@ final class ModelRun {
 		this.engines.values().forEach(Redeq::close);
 		if (this.stallWatcher != null) {
 			this.stallWatcher.interrupt();
+		}
+		if (this.redisWatcher != null) {
+			this.redisWatcher.interrupt();
+			join(this.redisWatcher);
 		}
 		if (this.lettuce != null) {
 			this.lettuce.shutdown(Duration.ZERO, Duration.ofSeconds(2));
@@ -767,8 +819,8 @@ final class ModelRun {
 		ModelState.Incarnation current = m.current;
 		for (InvocationLog.Invocation i : this.log.of(m.topic.name(), m.id)) {
 			if (i.nonce().equals(current.behavior.nonce()) && current.roundAt(i.startNanos()) == current.round()
-					&& ModelChecks.clean(i, m.topic) && i.endNanos() < at
-					&& !this.state.disrupted(ModelState.ANY, i.engine(), i.startNanos(), at)) {
+					&& ModelChecks.clean(i, m.topic) && i.endNanos() < at && !this.state.disrupted(ModelState.ANY,
+							i.engine(), i.startNanos() - ModelChecks.CLAIM_SLACK, at, m.topic)) {
 				this.state.violation(m, op + " found the job waiting although " + this.state.describe(i)
 						+ " had returned normally (no crash, pause or outage since)");
 				return;

@@ -112,6 +112,8 @@ final class ModelState {
 
 	private final List<String> trace = new ArrayList<>();
 
+	private final Map<String, Integer> excused = new java.util.TreeMap<>();
+
 	private int op;
 
 	ModelState(long t0) {
@@ -178,11 +180,13 @@ final class ModelState {
 
 	/**
 	 * Whether one of {@code causes} touched {@code engine} (null: any engine) between
-	 * {@code from} and {@code to}.
+	 * {@code from} and {@code to}. A stall counts only if it lasted half the topic's
+	 * lease: renewals come every third of it, so a shorter one cannot let a lease expire.
 	 */
-	synchronized boolean disrupted(Set<Cause> causes, @Nullable String engine, long from, long to) {
+	synchronized boolean disrupted(Set<Cause> causes, @Nullable String engine, long from, long to, TopicSpec topic) {
 		for (Disruption d : this.disruptions) {
-			if (causes.contains(d.cause()) && matches(d, engine) && d.from() <= to && d.to() >= from) {
+			if (causes.contains(d.cause()) && matches(d, engine) && d.from() <= to && d.to() >= from
+					&& longEnough(d, topic)) {
 				return true;
 			}
 		}
@@ -193,13 +197,18 @@ final class ModelState {
 	 * Whether a pause or stall of {@code engine} ended in the {@code window} before
 	 * {@code nanos}.
 	 */
-	synchronized boolean pauseEndedShortlyBefore(String engine, long nanos, long window) {
+	synchronized boolean pauseEndedShortlyBefore(String engine, long nanos, long window, TopicSpec topic) {
 		for (Disruption d : this.disruptions) {
-			if (PAUSES.contains(d.cause()) && matches(d, engine) && d.to() <= nanos && d.to() >= nanos - window) {
+			if (PAUSES.contains(d.cause()) && matches(d, engine) && d.to() <= nanos && d.to() >= nanos - window
+					&& longEnough(d, topic)) {
 				return true;
 			}
 		}
 		return false;
+	}
+
+	private static boolean longEnough(Disruption d, TopicSpec topic) {
+		return d.cause() != Cause.STALL || d.to() - d.from() >= topic.lease().toNanos() / 2;
 	}
 
 	private static boolean matches(Disruption d, @Nullable String engine) {
@@ -223,6 +232,17 @@ final class ModelState {
 		if (job != null) {
 			job.history.add(line);
 		}
+	}
+
+	/**
+	 * Counts an observation that a disruption explained, to show how lenient a run was.
+	 */
+	synchronized void excused(String what) {
+		this.excused.merge(what, 1, Integer::sum);
+	}
+
+	synchronized Map<String, Integer> excused() {
+		return new java.util.TreeMap<>(this.excused);
 	}
 
 	synchronized List<Violation> violations() {
