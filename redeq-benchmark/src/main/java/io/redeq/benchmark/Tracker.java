@@ -5,8 +5,8 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
-import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,7 +32,13 @@ final class Tracker {
 
 	private final AtomicLong lastCompletedNanos = new AtomicLong();
 
-	private final @Nullable Histogram lateness;
+	/**
+	 * Handlers record here; a Recorder, because handlers still running after a workload's
+	 * time limit would otherwise write into a histogram while it is read.
+	 */
+	private final @Nullable Recorder lateness;
+
+	private final Histogram latenessSoFar = new Histogram(MAX_LATENESS_MICROS, 3);
 
 	private final @Nullable RedisClock clock;
 
@@ -40,7 +46,7 @@ final class Tracker {
 		this.deliveries = new AtomicIntegerArray(Math.max(1, jobs));
 		this.clock = clock;
 		this.dueMillis = (clock != null) ? new AtomicLongArray(Math.max(1, jobs)) : null;
-		this.lateness = (clock != null) ? new ConcurrentHistogram(MAX_LATENESS_MICROS, 3) : null;
+		this.lateness = (clock != null) ? new Recorder(MAX_LATENESS_MICROS, 3) : null;
 	}
 
 	/** Called by the producer before it schedules the job. */
@@ -86,8 +92,15 @@ final class Tracker {
 		return this.early.get();
 	}
 
-	@Nullable Histogram lateness() {
-		return this.lateness;
+	/**
+	 * Lateness recorded so far, in microseconds: a copy, safe to read while handlers go
+	 * on.
+	 */
+	synchronized Histogram lateness() {
+		if (this.lateness != null) {
+			this.latenessSoFar.add(this.lateness.getIntervalHistogram());
+		}
+		return this.latenessSoFar.copy();
 	}
 
 	/** Ids 0..expected-1 never delivered. */
