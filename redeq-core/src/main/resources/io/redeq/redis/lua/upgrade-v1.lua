@@ -27,32 +27,30 @@ for i = 2, #ARGV do
   -- An unreadable old record stays where it is, for a person to look at; nothing is dropped.
   local drop = (not rec) or (s ~= nil)
   if s and redis.call('HEXISTS', K_PAYLOAD, job_key) == 0 then
-    do
-      local attempts, due = tonumber(a), tonumber(d)
-      redis.call('HSET', K_PAYLOAD, job_key, c .. '|' .. p)
-      local err = redis.call('HGET', OLD_ERRORS, job_key)
-      if err then redis.call('HSET', K_ERROR, job_key, err) end
-      if attempts > 0 or s == 'I' then
-        redis.call('HSET', K_ATTEMPT, job_key, format_attempt({ attempts = attempts, due = due,
-          token = (s == 'I') and t or '' }))
-      end
-      if s == 'D' then
-        redis.call('ZADD', K_DUE, due, job_key)
-        count(topic, 1)
-      elseif s == 'R' then
-        redis.call('ZADD', ready_key(topic), due, job_key)
-        count(topic, 1)
-      elseif s == 'I' then
-        redis.call('ZADD', K_LEASE, tonumber(redis.call('ZSCORE', OLD_INFLIGHT, job_key)) or 0, job_key)
-        count(topic, 1)
-        count(topic .. ':i', 1)
-      else
-        local died = tonumber(redis.call('ZSCORE', OLD_DEAD, job_key)) or 0
-        redis.call('ZADD', K_DIED, died, job_key)
-        redis.call('ZADD', dead_key(topic), died, job_key)
-      end
-      converted = converted + 1
+    local attempts, due = tonumber(a), tonumber(d)
+    redis.call('HSET', K_PAYLOAD, job_key, c .. '|' .. p)
+    local err = redis.call('HGET', OLD_ERRORS, job_key)
+    if err then redis.call('HSET', K_ERROR, job_key, err) end
+    if attempts > 0 or s == 'I' then
+      redis.call('HSET', K_ATTEMPT, job_key, format_attempt({ attempts = attempts, due = due,
+        token = (s == 'I') and t or '' }))
     end
+    if s == 'D' then
+      redis.call('ZADD', K_DUE, due, job_key)
+      count(topic, 1)
+    elseif s == 'R' then
+      redis.call('ZADD', ready_key(topic), due, job_key)
+      count(topic, 1)
+    elseif s == 'I' then
+      redis.call('ZADD', K_LEASE, tonumber(redis.call('ZSCORE', OLD_INFLIGHT, job_key)) or 0, job_key)
+      count(topic, 1)
+      count(topic .. ':i', 1)
+    else
+      local died = tonumber(redis.call('ZSCORE', OLD_DEAD, job_key)) or 0
+      redis.call('ZADD', K_DIED, died, job_key)
+      redis.call('ZADD', dead_key(topic), died, job_key)
+    end
+    converted = converted + 1
   end
   if drop then
     redis.call('HDEL', OLD_JOBS, job_key)
