@@ -564,7 +564,7 @@ final class ModelOperations {
 							"a job DELAYED for minutes is " + found.map(Object::toString).orElse("gone"));
 					resync(m, "a far job is not DELAYED");
 				}
-				else if (Duration.between(m.current.due, found.get().dueAt()).abs().toMillis() > 2000) {
+				else if (Duration.between(m.current.due, found.get().dueAt()).abs().toMillis() > 5000) {
 					this.state.violation(m, "due at " + found.get().dueAt() + " but scheduled for " + m.current.due);
 				}
 			}
