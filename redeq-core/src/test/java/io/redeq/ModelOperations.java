@@ -592,10 +592,11 @@ final class ModelOperations {
 	 */
 	private void ended(JobModel m, long now) {
 		ModelState.Incarnation current = m.current;
+		ModelChecks checks = new ModelChecks(this.state, this.log, this.system.admin());
 		boolean returned = this.log.of(m.topic.name(), m.id)
 			.stream()
 			.anyMatch((i) -> i.nonce().equals(current.behavior.nonce())
-					&& current.roundAt(i.startNanos()) == current.round() && i.outcome().equals(ModelWorkload.OK));
+					&& current.roundAt(i.startNanos()) == current.round() && checks.mayHaveCompleted(i, m.topic));
 		if (returned) {
 			current.close(End.COMPLETED, now);
 		}
