@@ -184,8 +184,23 @@ class LiveReshardIntegrationTests {
 					this.cluster.reshard(from, to, slots, 1);
 				}
 				catch (IllegalStateException ex) {
-					reshardFailure = "round " + round + " (" + slots + " slots from " + from + " to " + to
+					String failure = "round " + round + " (" + slots + " slots from " + from + " to " + to
 							+ ") failed: " + ex.getMessage();
+					if (ex.getMessage() != null
+							&& (ex.getMessage().contains("BUSYKEY") || ex.getMessage().contains("Target key exists"))) {
+						// A key the engine wrote on the new owner while the old one held
+						// it:
+						// redeq's fault, reported below.
+						reshardFailure = failure;
+					}
+					else {
+						// redis-cli or the cluster's gossip left the slot half done (seen
+						// under heavy load: nodes disagreeing about one slot for a
+						// minute).
+						// An operator runs --cluster fix; every job must still end right.
+						System.out.println("[live-reshard] " + failure + "; healing with redis-cli --cluster fix");
+						this.cluster.fix();
+					}
 					break;
 				}
 				rounds.add(String.format("%d->%d %d ms", from.port(), to.port(),

@@ -330,6 +330,19 @@ public final class RedisCluster implements AutoCloseable {
 	}
 
 	/**
+	 * Runs {@code redis-cli --cluster fix} against the first running master, as an
+	 * operator does after a reshard was left half done, and waits until the nodes agree.
+	 * @return what redis-cli printed
+	 */
+	public String fix() {
+		RedisServer any = masters().get(0);
+		String output = runCli(List.of(RedisBinaries.requireRedisCli().toString(), "--cluster", "fix",
+				any.host() + ":" + any.port(), "--cluster-yes"), RESHARD_TIMEOUT);
+		awaitHealthy(FORMATION_TIMEOUT);
+		return output;
+	}
+
+	/**
 	 * {@link #reshard(RedisServer, RedisServer, int, int)} with redis-cli's pipeline of
 	 * 10.
 	 */
