@@ -93,17 +93,14 @@ final class ModelChecks {
 	}
 
 	/**
-	 * Whether an invocation's return may have completed its job: it returned normally, or
-	 * it was a rogue handler that returned late while a stall or pause of its process
-	 * covered its timeout, so that its return and the engine's overdue timeout raced (the
-	 * engine completes a job whose handler returns first; that is fine).
+	 * Whether a rogue handler's late return may have completed its job: a stall or pause
+	 * of its own process lasted from before its timeout until it returned, so that the
+	 * return and the engine's overdue timeout raced when the process woke (the engine
+	 * completes a job whose handler returns first; that is fine).
 	 */
-	boolean mayHaveCompleted(Invocation i, TopicSpec topic) {
-		if (i.outcome().equals(ModelWorkload.OK)) {
-			return true;
-		}
-		boolean late = i.outcome().equals(ModelWorkload.ROGUE) && this.state.disrupted(ModelState.PAUSES, i.engine(),
-				i.startNanos() + topic.timeout().minus(TIMEOUT_SLACK).toNanos(), i.endNanos(), topic);
+	boolean returnedLateAfterStall(Invocation i, TopicSpec topic) {
+		boolean late = i.outcome().equals(ModelWorkload.ROGUE) && this.state.stalledThrough(i.engine(),
+				i.startNanos() + topic.timeout().toNanos(), i.endNanos() - TIMEOUT_SLACK.toNanos());
 		if (late) {
 			this.state.excused("a rogue handler's late return completed its job, its process stalled over the timeout");
 		}
@@ -329,7 +326,7 @@ final class ModelChecks {
 				}
 				ranAgainAfterCompletion(m, incarnation, invocations);
 				if (round.end == End.COMPLETED && incarnation.behavior.dies(topic.maxAttempts())
-						&& invocations.stream().noneMatch((i) -> mayHaveCompleted(i, topic))) {
+						&& invocations.stream().noneMatch((i) -> returnedLateAfterStall(i, topic))) {
 					this.state.violation(m, incarnation + " completed, but its handler never returned normally "
 							+ "within its timeout: it should be DEAD");
 				}
