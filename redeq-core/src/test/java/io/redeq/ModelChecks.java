@@ -102,7 +102,9 @@ final class ModelChecks {
 		boolean late = i.outcome().equals(ModelWorkload.ROGUE) && this.state.stalledThrough(i.engine(),
 				i.startNanos() + topic.timeout().toNanos(), i.endNanos() - TIMEOUT_SLACK.toNanos());
 		if (late) {
-			this.state.excused("a rogue handler's late return completed its job, its process stalled over the timeout");
+			this.state.excused(null,
+					"a rogue handler's late return completed its job, its process stalled over the timeout",
+					this.state.describe(i));
 		}
 		return late;
 	}
@@ -250,10 +252,12 @@ final class ModelChecks {
 				boolean startedLate = this.state.pauseEndedShortlyBefore(b.engine(), b.startNanos(), 2_000_000_000L,
 						topic);
 				if (timedOut) {
-					this.state.excused("overlap, the first handler ran past its timeout");
+					this.state.excused(m, "overlap, the first handler ran past its timeout",
+							this.state.describe(a) + " / " + this.state.describe(b));
 				}
 				else if (leaseLost || startedLate) {
-					this.state.excused("overlap, a pause, stall or outage let a lease expire");
+					this.state.excused(m, "overlap, a pause, stall or outage let a lease expire",
+							this.state.describe(a) + " / " + this.state.describe(b));
 				}
 				if (!timedOut && !leaseLost && !startedLate) {
 					boolean closing = this.state.disrupted(EnumSet.of(Cause.CLOSE), a.engine(), a.startNanos(),
@@ -289,7 +293,8 @@ final class ModelChecks {
 				invocations.forEach((i) -> byAttempt.computeIfAbsent(i.attempt(), (a) -> new ArrayList<>()).add(i));
 				for (List<Invocation> same : byAttempt.values()) {
 					if (same.size() > 1 && crashed(same, round.start, until, topic)) {
-						this.state.excused("attempt ran twice, a process was killed, paused or stalled");
+						this.state.excused(m, "attempt ran twice, a process was killed, paused or stalled",
+								same.stream().map(this.state::describe).toList().toString());
 					}
 					if (same.size() > 1 && !crashed(same, round.start, until, topic)) {
 						this.state.violation(m,
@@ -315,7 +320,7 @@ final class ModelChecks {
 				// paused or stalled handler logs its attempt when it resumes.
 				boolean killedDuring = this.state.disrupted(EnumSet.of(Cause.KILL), null, round.start, until, topic);
 				if (!skipped.isEmpty() && killedDuring) {
-					this.state.excused("skipped attempt, a process was killed");
+					this.state.excused(m, "skipped attempt, a process was killed", skipped + " of " + incarnation);
 				}
 				if (!skipped.isEmpty() && !killedDuring) {
 					this.state.violation(m,
@@ -440,7 +445,8 @@ final class ModelChecks {
 				boolean lost = this.state.disrupted(EnumSet.of(Cause.KILL, Cause.PAUSE, Cause.STALL, Cause.REDIS),
 						done.engine(), done.startNanos() - CLAIM_SLACK, again.startNanos(), m.topic);
 				if (again.startNanos() > done.endNanos() && lost) {
-					this.state.excused("ran again after completing, its completion may have been lost");
+					this.state.excused(m, "ran again after completing, its completion may have been lost",
+							this.state.describe(done) + " then " + this.state.describe(again));
 				}
 				if (again.startNanos() > done.endNanos() && !lost) {
 					this.state.violation(m, incarnation + " ran again after it completed: " + this.state.describe(done)

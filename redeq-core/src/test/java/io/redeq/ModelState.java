@@ -262,8 +262,14 @@ final class ModelState {
 	/**
 	 * Counts an observation that a disruption explained, to show how lenient a run was.
 	 */
-	synchronized void excused(String what) {
+	synchronized void excused(@Nullable JobModel job, String what, String detail) {
 		this.excused.merge(what, 1, Integer::sum);
+		String line = t(System.nanoTime()) + " op " + this.op + " explained (" + what + "): "
+				+ ((job != null) ? job.key() + ": " : "") + detail;
+		this.trace.add(line);
+		if (job != null) {
+			job.history.add(line);
+		}
 	}
 
 	synchronized Map<String, Integer> excused() {
