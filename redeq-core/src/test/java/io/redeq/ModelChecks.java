@@ -93,19 +93,18 @@ final class ModelChecks {
 	}
 
 	/**
-	 * Whether an invocation's return may have completed its job: it returned normally, or
-	 * it was a rogue handler that returned late while a stall or pause of its process
-	 * covered its timeout, so that its return and the engine's overdue timeout raced (the
-	 * engine completes a job whose handler returns first; that is fine).
+	 * Whether a rogue handler's late return may have completed its job: a stall or pause
+	 * of its own process lasted from before its timeout until it returned, so that the
+	 * return and the engine's overdue timeout raced when the process woke (the engine
+	 * completes a job whose handler returns first; that is fine).
 	 */
-	boolean mayHaveCompleted(Invocation i, TopicSpec topic) {
-		if (i.outcome().equals(ModelWorkload.OK)) {
-			return true;
-		}
-		boolean late = i.outcome().equals(ModelWorkload.ROGUE) && this.state.disrupted(ModelState.PAUSES, i.engine(),
-				i.startNanos() + topic.timeout().minus(TIMEOUT_SLACK).toNanos(), i.endNanos(), topic);
+	boolean returnedLateAfterStall(Invocation i, TopicSpec topic) {
+		boolean late = i.outcome().equals(ModelWorkload.ROGUE) && this.state.stalledThrough(i.engine(),
+				i.startNanos() + topic.timeout().toNanos(), i.endNanos() - TIMEOUT_SLACK.toNanos());
 		if (late) {
-			this.state.excused("a rogue handler's late return completed its job, its process stalled over the timeout");
+			this.state.excused(null,
+					"a rogue handler's late return completed its job, its process stalled over the timeout",
+					this.state.describe(i));
 		}
 		return late;
 	}
@@ -253,10 +252,12 @@ final class ModelChecks {
 				boolean startedLate = this.state.pauseEndedShortlyBefore(b.engine(), b.startNanos(), 2_000_000_000L,
 						topic);
 				if (timedOut) {
-					this.state.excused("overlap, the first handler ran past its timeout");
+					this.state.excused(m, "overlap, the first handler ran past its timeout",
+							this.state.describe(a) + " / " + this.state.describe(b));
 				}
 				else if (leaseLost || startedLate) {
-					this.state.excused("overlap, a pause, stall or outage let a lease expire");
+					this.state.excused(m, "overlap, a pause, stall or outage let a lease expire",
+							this.state.describe(a) + " / " + this.state.describe(b));
 				}
 				if (!timedOut && !leaseLost && !startedLate) {
 					boolean closing = this.state.disrupted(EnumSet.of(Cause.CLOSE), a.engine(), a.startNanos(),
@@ -292,7 +293,8 @@ final class ModelChecks {
 				invocations.forEach((i) -> byAttempt.computeIfAbsent(i.attempt(), (a) -> new ArrayList<>()).add(i));
 				for (List<Invocation> same : byAttempt.values()) {
 					if (same.size() > 1 && crashed(same, round.start, until, topic)) {
-						this.state.excused("attempt ran twice, a process was killed, paused or stalled");
+						this.state.excused(m, "attempt ran twice, a process was killed, paused or stalled",
+								same.stream().map(this.state::describe).toList().toString());
 					}
 					if (same.size() > 1 && !crashed(same, round.start, until, topic)) {
 						this.state.violation(m,
@@ -318,7 +320,7 @@ final class ModelChecks {
 				// paused or stalled handler logs its attempt when it resumes.
 				boolean killedDuring = this.state.disrupted(EnumSet.of(Cause.KILL), null, round.start, until, topic);
 				if (!skipped.isEmpty() && killedDuring) {
-					this.state.excused("skipped attempt, a process was killed");
+					this.state.excused(m, "skipped attempt, a process was killed", skipped + " of " + incarnation);
 				}
 				if (!skipped.isEmpty() && !killedDuring) {
 					this.state.violation(m,
@@ -329,7 +331,7 @@ final class ModelChecks {
 				}
 				ranAgainAfterCompletion(m, incarnation, invocations);
 				if (round.end == End.COMPLETED && incarnation.behavior.dies(topic.maxAttempts())
-						&& invocations.stream().noneMatch((i) -> mayHaveCompleted(i, topic))) {
+						&& invocations.stream().noneMatch((i) -> returnedLateAfterStall(i, topic))) {
 					this.state.violation(m, incarnation + " completed, but its handler never returned normally "
 							+ "within its timeout: it should be DEAD");
 				}
@@ -443,7 +445,8 @@ final class ModelChecks {
 				boolean lost = this.state.disrupted(EnumSet.of(Cause.KILL, Cause.PAUSE, Cause.STALL, Cause.REDIS),
 						done.engine(), done.startNanos() - CLAIM_SLACK, again.startNanos(), m.topic);
 				if (again.startNanos() > done.endNanos() && lost) {
-					this.state.excused("ran again after completing, its completion may have been lost");
+					this.state.excused(m, "ran again after completing, its completion may have been lost",
+							this.state.describe(done) + " then " + this.state.describe(again));
 				}
 				if (again.startNanos() > done.endNanos() && !lost) {
 					this.state.violation(m, incarnation + " ran again after it completed: " + this.state.describe(done)

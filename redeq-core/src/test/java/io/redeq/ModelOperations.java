@@ -593,10 +593,13 @@ final class ModelOperations {
 	private void ended(JobModel m, long now) {
 		ModelState.Incarnation current = m.current;
 		ModelChecks checks = new ModelChecks(this.state, this.log, this.system.admin());
-		boolean returned = this.log.of(m.topic.name(), m.id)
+		List<InvocationLog.Invocation> round = this.log.of(m.topic.name(), m.id)
 			.stream()
-			.anyMatch((i) -> i.nonce().equals(current.behavior.nonce())
-					&& current.roundAt(i.startNanos()) == current.round() && checks.mayHaveCompleted(i, m.topic));
+			.filter((i) -> i.nonce().equals(current.behavior.nonce())
+					&& current.roundAt(i.startNanos()) == current.round())
+			.toList();
+		boolean returned = round.stream().anyMatch((i) -> i.outcome().equals(ModelWorkload.OK))
+				|| round.stream().anyMatch((i) -> checks.returnedLateAfterStall(i, m.topic));
 		if (returned) {
 			current.close(End.COMPLETED, now);
 		}

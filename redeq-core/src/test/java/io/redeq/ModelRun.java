@@ -1,5 +1,7 @@
 package io.redeq;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -264,8 +266,8 @@ final class ModelRun {
 	}
 
 	private static String stackTrace(Throwable ex) {
-		java.io.StringWriter out = new java.io.StringWriter();
-		ex.printStackTrace(new java.io.PrintWriter(out));
+		StringWriter out = new StringWriter();
+		ex.printStackTrace(new PrintWriter(out));
 		return out.toString();
 	}
 

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
@@ -85,6 +86,16 @@ final class ModelState {
 	 */
 	static final String THIS_JVM = "e*";
 
+	/** What can end a process's handlers or claims without the engine's say. */
+	static final Set<Cause> CRASHES = EnumSet.of(Cause.KILL, Cause.PAUSE, Cause.STALL);
+
+	/** What can let a live handler's lease expire. */
+	static final Set<Cause> LEASE_LOSSES = EnumSet.of(Cause.PAUSE, Cause.STALL, Cause.REDIS);
+
+	static final Set<Cause> PAUSES = EnumSet.of(Cause.PAUSE, Cause.STALL);
+
+	static final Set<Cause> ANY = EnumSet.allOf(Cause.class);
+
 	/**
 	 * A disruption between two System.nanoTime values; {@code engine} null means every
 	 * engine.
@@ -112,7 +123,7 @@ final class ModelState {
 
 	private final List<String> trace = new ArrayList<>();
 
-	private final Map<String, Integer> excused = new java.util.TreeMap<>();
+	private final Map<String, Integer> excused = new TreeMap<>();
 
 	private int op;
 
@@ -207,6 +218,20 @@ final class ModelState {
 		return false;
 	}
 
+	/**
+	 * Whether a pause or stall of {@code engine}'s own process (not of Redis) lasted from
+	 * {@code from} or earlier until {@code to} or later.
+	 */
+	synchronized boolean stalledThrough(String engine, long from, long to) {
+		for (Disruption d : this.disruptions) {
+			if (PAUSES.contains(d.cause()) && d.engine() != null && matches(d, engine) && d.from() <= from
+					&& d.to() >= to) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	private static boolean longEnough(Disruption d, TopicSpec topic) {
 		return d.cause() != Cause.STALL || d.to() - d.from() >= topic.lease().toNanos() / 2;
 	}
@@ -237,12 +262,18 @@ final class ModelState {
 	/**
 	 * Counts an observation that a disruption explained, to show how lenient a run was.
 	 */
-	synchronized void excused(String what) {
+	synchronized void excused(@Nullable JobModel job, String what, String detail) {
 		this.excused.merge(what, 1, Integer::sum);
+		String line = t(System.nanoTime()) + " op " + this.op + " explained (" + what + "): "
+				+ ((job != null) ? job.key() + ": " : "") + detail;
+		this.trace.add(line);
+		if (job != null) {
+			job.history.add(line);
+		}
 	}
 
 	synchronized Map<String, Integer> excused() {
-		return new java.util.TreeMap<>(this.excused);
+		return new TreeMap<>(this.excused);
 	}
 
 	synchronized List<Violation> violations() {
@@ -444,15 +475,5 @@ final class ModelState {
 		}
 
 	}
-
-	/** What can end a process's handlers or claims without the engine's say. */
-	static final Set<Cause> CRASHES = EnumSet.of(Cause.KILL, Cause.PAUSE, Cause.STALL);
-
-	/** What can let a live handler's lease expire. */
-	static final Set<Cause> LEASE_LOSSES = EnumSet.of(Cause.PAUSE, Cause.STALL, Cause.REDIS);
-
-	static final Set<Cause> PAUSES = EnumSet.of(Cause.PAUSE, Cause.STALL);
-
-	static final Set<Cause> ANY = EnumSet.allOf(Cause.class);
 
 }
