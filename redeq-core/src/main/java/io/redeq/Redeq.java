@@ -38,6 +38,9 @@ import io.redeq.redis.ScriptRunner;
 import io.redeq.schedule.JobScheduler;
 import io.redeq.schedule.WakeUps;
 
+// Over 300 lines because of its nested Builder (one documented setter per configuration
+// key, about half the file): Redeq.builder(...) returning Redeq.Builder is fixed API
+// (CONTRACT.md). The engine itself is about 300 lines.
 /**
  * The redeq engine on one Lettuce client: its {@link #client() client} schedules jobs,
  * its {@link #admin() admin} operates queues, {@link #subscribe} consumes a topic, and
@@ -49,8 +52,10 @@ import io.redeq.schedule.WakeUps;
  * Subscription s = redeq.subscribe("order.timeout", OrderTimeout.class, (payload, delivery) -&gt; ...);
  * </pre>
  *
- * Closing stops the subscriptions gracefully, then the migrator, and closes the
- * connections redeq opened; the Lettuce client stays open, because its owner closes it.
+ * {@link Builder#build()} starts the engine: it checks the bucket count recorded in
+ * Redis, then its migrator runs. Closing stops the subscriptions gracefully, then the
+ * migrator, and closes the connections redeq opened; the Lettuce client stays open,
+ * because its owner closes it.
  *
  * @since 0.1.0
  */
@@ -94,8 +99,19 @@ public final class Redeq implements AutoCloseable {
 
 	private final SnapshotRefresher snapshots;
 
+	private final boolean metered;
+
+	private final Object lifecycle = new Object();
+
+	/** Guarded by {@link #lifecycle}. */
+	private boolean started;
+
 	private volatile boolean closed;
 
+	/**
+	 * Builds the parts, without a Redis command or a thread: an engine that is never
+	 * {@link #start() started} leaves Redis as it found it.
+	 */
 	private Redeq(Builder builder, RedeqOptions options) {
 		this.options = options;
 		this.instanceId = builder.instanceId();
@@ -109,7 +125,6 @@ public final class Redeq implements AutoCloseable {
 				: null;
 		this.events = (meters != null) ? meters : JobEvents.NONE;
 		this.listeners = List.copyOf(builder.listeners);
-		checkBucketCount();
 		this.migrator = options.migratorEnabled() ? new Migrator(this.store, options, this.instanceId, this.events)
 				: null;
 		this.wakeUps = (this.migrator != null) ? this.migrator
@@ -129,12 +144,9 @@ public final class Redeq implements AutoCloseable {
 		});
 		this.snapshots = new SnapshotRefresher(this.store, this.statsTimer, options.statsRefreshInterval(),
 				() -> java.util.Arrays.stream(ownedBuckets()).boxed().toList(), this::subscribedTopics);
-		if (this.migrator != null) {
-			this.migrator.start();
-		}
+		this.metered = meters != null;
 		if (meters != null) {
 			this.snapshots.onRefresh(meters::update);
-			this.snapshots.latest();
 		}
 	}
 
@@ -147,15 +159,47 @@ public final class Redeq implements AutoCloseable {
 	}
 
 	/**
+	 * Starts the engine, unless it runs already: records the bucket count for the prefix
+	 * (or refuses one that differs from the recorded count) and converts jobs of redeq's
+	 * first data format, then starts the migrator and, with a meter registry, the
+	 * background refresh of the {@link #snapshot() snapshot}. {@link Builder#build()}
+	 * calls it unless {@link Builder#autoStartup(boolean) autoStartup} is off; the Spring
+	 * Boot starter calls it from its lifecycle, so that no bean creation writes to Redis.
+	 * Scheduling and subscribing work before it, but only against a bucket count nothing
+	 * has checked yet.
+	 * @throws BucketCountMismatchException if Redis records another bucket count for the
+	 * prefix; the engine then stays stopped
+	 * @throws IllegalStateException if the engine is closed
+	 */
+	public void start() {
+		synchronized (this.lifecycle) {
+			if (this.closed) {
+				throw new IllegalStateException("Cannot start redeq of prefix '" + this.options.prefix()
+						+ "': it is closed; build a new engine");
+			}
+			if (this.started) {
+				return;
+			}
+			checkBucketCount();
+			this.started = true;
+			if (this.migrator != null) {
+				this.migrator.start();
+			}
+			if (this.metered) {
+				this.snapshots.latest();
+			}
+		}
+	}
+
+	/**
 	 * Refuses a bucket count that differs from the one recorded for the prefix. When
 	 * Redis cannot be reached yet, the engine starts anyway (an application must survive
-	 * Redis starting after it) and the migrator checks before it moves anything.
+	 * Redis starting after it).
 	 */
 	private void checkBucketCount() {
 		try {
 			int recorded = this.queries.recordOrReadBucketCount(this.options.buckets());
 			if (recorded != this.options.buckets()) {
-				this.connections.close();
 				throw new BucketCountMismatchException(this.options.prefix(), recorded, this.options.buckets());
 			}
 			new FormatUpgrade(this.store.keys(), this.store.scripts()).run();
@@ -266,10 +310,12 @@ public final class Redeq implements AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		if (this.closed) {
-			return;
+		synchronized (this.lifecycle) {
+			if (this.closed) {
+				return;
+			}
+			this.closed = true;
 		}
-		this.closed = true;
 		List<Thread> closing = new ArrayList<>();
 		for (TopicConsumer consumer : this.subscriptions.values()) {
 			Thread thread = new Thread(consumer::close, "redeq-close-" + consumer.topic());
@@ -347,6 +393,8 @@ public final class Redeq implements AutoCloseable {
 		private @Nullable String instanceId;
 
 		private final List<JobLifecycleListener> listeners = new ArrayList<>();
+
+		private boolean autoStartup = true;
 
 		private Builder(AbstractRedisClient client) {
 			this.client = Objects.requireNonNull(client, "Lettuce client must not be null");
@@ -542,6 +590,16 @@ public final class Redeq implements AutoCloseable {
 			return this;
 		}
 
+		/**
+		 * Whether {@link #build()} also {@link Redeq#start() starts} the engine (default
+		 * true). Off, the built engine writes nothing to Redis until its owner starts it:
+		 * the Spring Boot starter does so from its lifecycle.
+		 */
+		public Builder autoStartup(boolean autoStartup) {
+			this.autoStartup = autoStartup;
+			return this;
+		}
+
 		String instanceId() {
 			if (this.instanceId == null) {
 				// In containers every process may be pid 1: the random part alone must
@@ -587,11 +645,23 @@ public final class Redeq implements AutoCloseable {
 		}
 
 		/**
-		 * Builds and starts the engine (its migrator runs at once; consumers start on
-		 * subscribe).
+		 * Builds and, unless {@link #autoStartup(boolean) autoStartup} is off, starts the
+		 * engine (its migrator runs at once; consumers start on subscribe).
+		 * @throws BucketCountMismatchException if Redis records another bucket count for
+		 * the prefix
 		 */
 		public Redeq build() {
-			return new Redeq(this, options());
+			Redeq redeq = new Redeq(this, options());
+			if (this.autoStartup) {
+				try {
+					redeq.start();
+				}
+				catch (RuntimeException ex) {
+					redeq.close();
+					throw ex;
+				}
+			}
+			return redeq;
 		}
 
 	}

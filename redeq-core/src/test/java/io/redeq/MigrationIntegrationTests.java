@@ -9,19 +9,23 @@ import java.util.stream.IntStream;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import io.redeq.redis.KeySpace;
+import io.redeq.test.CommandStats;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
  * The migrator on a real redis-server: on time without the sweep, large batches, bucket
- * ownership over several instances, and the bucket count guard with its reshard.
+ * ownership over several instances, the bucket count guard with its reshard, and that
+ * nothing runs before the engine is started.
  */
 @RedisTest
 class MigrationIntegrationTests {
@@ -155,6 +159,61 @@ class MigrationIntegrationTests {
 		// would.
 		RacingMigrators.run(this.lettuce, "race", total);
 		assertThat(readyEntries("race", 1, "race")).hasSize(total).doesNotHaveDuplicates();
+	}
+
+	@Test
+	void anEngineBuiltButNeverStartedSendsRedisNothing() {
+		long before = redeqCommands();
+		Redeq idle = Redeq.builder(this.lettuce)
+			.autoStartup(false)
+			.sweepInterval(Duration.ofMillis(100))
+			.lockTtl(Duration.ofMillis(300))
+			.meterRegistry(new SimpleMeterRegistry())
+			.build();
+		try {
+			idle.client();
+			idle.admin();
+			// Long enough for a started migrator to check its ownership and sweep many
+			// times.
+			await().during(Duration.ofMillis(700))
+				.atMost(Duration.ofSeconds(2))
+				.until(() -> idle.ownedBuckets().length == 0 && keyCount() == 0);
+		}
+		finally {
+			idle.close();
+		}
+		assertThat(keyCount()).isZero();
+		assertThat(redeqCommands() - before).as("commands other than this test's own").isZero();
+	}
+
+	@Test
+	void startingABuiltEngineRunsItsMigratorOnce() {
+		try (Redeq redeq = Redeq.builder(this.lettuce).autoStartup(false).build()) {
+			redeq.start();
+			redeq.start();
+
+			awaitOwnership(redeq, 16);
+			String id = redeq.client().schedule("started", "x", Duration.ZERO);
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> redeq.client().find("started", id).orElseThrow().state() == JobState.READY);
+			redeq.close();
+			assertThatIllegalStateException().isThrownBy(redeq::start).withMessageContaining("closed");
+		}
+	}
+
+	private long keyCount() {
+		try (StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
+			return connection.sync().dbsize();
+		}
+	}
+
+	/**
+	 * Every command Redis served except those this test's own connections send: the
+	 * handshake, INFO and DBSIZE.
+	 */
+	private long redeqCommands() {
+		return CommandStats.calls(this.lettuce, (name) -> !name.equals("info") && !name.equals("dbsize")
+				&& !name.equals("hello") && !name.startsWith("client") && !name.equals("flushall"));
 	}
 
 	private Redeq engine(String instanceId) {
