@@ -78,7 +78,9 @@ public final class RedeqAutoConfiguration {
 				ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<ObjectMapper> objectMapper,
 				ObjectProvider<JobLifecycleListener> lifecycleListeners,
 				ObjectProvider<RedeqBuilderCustomizer> customizers) {
-			Redeq.Builder builder = Redeq.builder(nativeClient(connectionFactory));
+			// Started by RedeqEngineLifecycle, not here: a bean's creation must not write
+			// to Redis, and the migrator must not run in a context that then fails.
+			Redeq.Builder builder = Redeq.builder(nativeClient(connectionFactory)).autoStartup(false);
 			RedeqPropertiesMapper.apply(properties, builder);
 			ObjectMapper mapper = jsonMapper.getIfUnique();
 			if (mapper == null) {

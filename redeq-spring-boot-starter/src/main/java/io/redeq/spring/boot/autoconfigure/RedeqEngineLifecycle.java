@@ -6,10 +6,11 @@ import io.redeq.Redeq;
 import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
 
 /**
- * Closes the engine (migrator and redeq's own connections) on shutdown after the
- * listeners stopped and before the Redis connection factory stops: the factory shuts its
- * Lettuce client down in its own (earlier) phase, and the migrator must not run on a
- * closed client in between.
+ * Starts the engine (bucket count check, migrator) once the context is refreshed, before
+ * the listeners start, so that creating the beans writes nothing to Redis. Closes it
+ * (migrator and redeq's own connections) on shutdown after the listeners stopped and
+ * before the Redis connection factory stops: the factory shuts its Lettuce client down in
+ * its own (earlier) phase, and the migrator must not run on a closed client in between.
  */
 class RedeqEngineLifecycle implements SmartLifecycle {
 
@@ -25,6 +26,7 @@ class RedeqEngineLifecycle implements SmartLifecycle {
 
 	@Override
 	public void start() {
+		this.redeq.start();
 		this.running = true;
 	}
 

@@ -3,12 +3,15 @@ package io.redeq.spring.boot.autoconfigure;
 import java.time.Duration;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import io.redeq.Backoff;
@@ -218,6 +221,45 @@ class RedeqAutoConfigurationIntegrationTests {
 		finally {
 			late.close();
 		}
+	}
+
+	@Test
+	void theEngineStartsWithTheContextNotWhenItsBeanIsCreated(RedisClient lettuce) {
+		// Fails the refresh after every bean, the engine included, was created, and
+		// before the engine's own lifecycle phase.
+		this.runner.withBean(RefusingLifecycle.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).hasRootCauseMessage("refused to start");
+		});
+		try (StatefulRedisConnection<String, String> connection = lettuce.connect()) {
+			assertThat(connection.sync().dbsize()).as("keys a context that never started left").isZero();
+		}
+		this.runner.run((context) -> Awaitility.await()
+			.atMost(Duration.ofSeconds(10))
+			.until(() -> context.getBean(Redeq.class).ownedBuckets().length == 16));
+	}
+
+	static class RefusingLifecycle implements SmartLifecycle {
+
+		@Override
+		public void start() {
+			throw new IllegalStateException("refused to start");
+		}
+
+		@Override
+		public void stop() {
+		}
+
+		@Override
+		public boolean isRunning() {
+			return false;
+		}
+
+		@Override
+		public int getPhase() {
+			return 0;
+		}
+
 	}
 
 }
