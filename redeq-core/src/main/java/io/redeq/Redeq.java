@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -132,11 +133,15 @@ public final class Redeq implements AutoCloseable {
 		this.client = new JobScheduler(this.store, this.codec, options, this.wakeUps, this.events);
 		this.admin = new QueueAdmin(this.store, this.queries, () -> {
 		});
-		this.timers = Executors.newScheduledThreadPool(1, (task) -> {
+		ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, (task) -> {
 			Thread thread = new Thread(task, "redeq-timers-" + options.prefix());
 			thread.setDaemon(true);
 			return thread;
 		});
+		// Every job sets a handler timeout and cancels it when done: without this a
+		// drained backlog leaves one cancelled task per job queued until its time comes.
+		timers.setRemoveOnCancelPolicy(true);
+		this.timers = timers;
 		this.statsTimer = Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "redeq-stats-" + options.prefix());
 			thread.setDaemon(true);

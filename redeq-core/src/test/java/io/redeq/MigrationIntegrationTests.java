@@ -246,4 +246,31 @@ class MigrationIntegrationTests {
 		}
 	}
 
+	@Test
+	void aTopicWithoutConsumersKeepsItsSignalListBounded() {
+		try (Redeq redeq = Redeq.builder(this.lettuce).build();
+				StatefulRedisConnection<String, String> redis = this.lettuce.connect()) {
+			awaitOwnership(redeq, 16);
+			long pushesBefore = rpushCalls(redis);
+			for (int i = 0; i < 300; i++) {
+				String id = redeq.client().schedule("unheard", i, Duration.ZERO);
+				await().atMost(Duration.ofSeconds(5))
+					.until(() -> redeq.client().find("unheard", id).orElseThrow().state() == JobState.READY);
+			}
+			String signals = new KeySpace("redeq", 16).signalKey("unheard");
+			assertThat(rpushCalls(redis) - pushesBefore).as("signals pushed").isGreaterThan(64);
+			await().atMost(Duration.ofSeconds(5)).until(() -> redis.sync().llen(signals) <= 64);
+		}
+	}
+
+	private static long rpushCalls(StatefulRedisConnection<String, String> redis) {
+		String stats = redis.sync().info("commandstats");
+		int at = stats.indexOf("cmdstat_rpush:calls=");
+		if (at < 0) {
+			return 0;
+		}
+		int from = at + "cmdstat_rpush:calls=".length();
+		return Long.parseLong(stats.substring(from, stats.indexOf(',', from)));
+	}
+
 }

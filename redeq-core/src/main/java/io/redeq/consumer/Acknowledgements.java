@@ -95,9 +95,25 @@ final class Acknowledgements {
 	 * thread; never throws for a Redis failure, which leads to a retry instead.
 	 */
 	void complete(ClaimedJob job, PendingCompletion.Outcome outcome) {
+		add(job, outcome);
+		send();
+	}
+
+	/**
+	 * Queues a finished job without sending: its lease is renewed from now on, so its
+	 * worker may give its slot back before Redis answers ({@link #send()} then).
+	 */
+	void add(ClaimedJob job, PendingCompletion.Outcome outcome) {
 		PendingCompletion pending = new PendingCompletion(job, outcome);
 		this.unconfirmed.put(job, pending);
 		this.queue.add(pending);
+	}
+
+	/**
+	 * Sends what is queued, unless a batch is on its way (its sender takes these too) or
+	 * a retry is scheduled; never throws for a Redis failure.
+	 */
+	void send() {
 		if (!this.backingOff) {
 			sendWhileQueued();
 		}

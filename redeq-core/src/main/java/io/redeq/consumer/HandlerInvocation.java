@@ -66,12 +66,16 @@ final class HandlerInvocation {
 		}
 		finally {
 			runningJob.end();
+			// The slot comes back before the completion goes to Redis: the fetcher claims
+			// the next job while this thread waits for the answer (the finished job's
+			// lease is renewed until then, see Acknowledgements).
 			this.workers.finished(runningJob);
 			MDC.remove("redeq.topic");
 			MDC.remove("redeq.jobId");
 			// A pooled thread must not carry a timeout's interrupt into its next job.
 			Thread.interrupted();
 		}
+		this.outcomes.sendCompletions();
 	}
 
 	private void invoke(RunningJob runningJob, Delivery delivery) {

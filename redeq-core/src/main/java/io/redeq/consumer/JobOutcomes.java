@@ -49,11 +49,12 @@ final class JobOutcomes {
 	}
 
 	/**
-	 * Completes a job through the batched acknowledgements; metrics and listeners are
-	 * told once Redis has answered for it, possibly on another worker's thread.
+	 * Queues a job's completion in the batched acknowledgements, to be sent by
+	 * {@link #sendCompletions()}; metrics and listeners are told once Redis has answered
+	 * for it, possibly on another worker's thread.
 	 */
 	void completed(ClaimedJob job, Delivery delivery, Duration took) {
-		this.acknowledgements.complete(job, (answer) -> {
+		this.acknowledgements.add(job, (answer) -> {
 			switch (answer) {
 				case CLAIM_LOST -> {
 					logger.warn(
@@ -73,6 +74,11 @@ final class JobOutcomes {
 				safely(() -> listener.onSuccess(delivery, took));
 			}
 		});
+	}
+
+	/** Sends the completions queued by {@link #completed}; never throws for Redis. */
+	void sendCompletions() {
+		this.acknowledgements.send();
 	}
 
 	void failed(ClaimedJob job, Delivery delivery, Throwable error, Duration took) {

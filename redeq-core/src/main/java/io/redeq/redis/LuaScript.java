@@ -6,7 +6,11 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.lettuce.core.ScriptOutputType;
 
@@ -23,9 +27,50 @@ record LuaScript(String name, String source, String sha, ScriptOutputType output
 
 	private static final String LOCATION = "/io/redeq/redis/lua/";
 
-	/** A job script: runs on one bucket's keys, with the prelude's helpers in scope. */
+	/**
+	 * The helpers beyond the prelude, one file each under {@code lib/}, in an order where
+	 * each may call only those before it.
+	 */
+	private static final List<String> LIBRARIES = List.of("attempts", "counts", "layout", "state", "bury", "removal",
+			"undeclared");
+
+	private static final Pattern DEFINED_FUNCTION = Pattern.compile("^local function (\\w+)\\(", Pattern.MULTILINE);
+
+	/**
+	 * A job script: runs on one bucket's keys, with the prelude in front and the helpers
+	 * of {@code lib/} it calls.
+	 */
 	static LuaScript job(String name, ScriptOutputType output) {
-		return of(name, read("prelude") + "\n" + read(name), output);
+		String body = read(name);
+		return of(name, read("prelude") + "\n" + librariesFor(body) + body, output);
+	}
+
+	/**
+	 * The libraries a script calls, directly or through another library, in dependency
+	 * order. Redis runs a script's whole text at every call, so a helper it never calls
+	 * still costs it the time to define the function.
+	 */
+	static String librariesFor(String body) {
+		List<String> included = new ArrayList<>();
+		StringBuilder callers = new StringBuilder(body);
+		for (int i = LIBRARIES.size() - 1; i >= 0; i--) {
+			String library = read("lib/" + LIBRARIES.get(i));
+			if (callsAny(callers, library)) {
+				included.add(0, library);
+				callers.append(library);
+			}
+		}
+		return String.join("\n", included) + (included.isEmpty() ? "" : "\n");
+	}
+
+	private static boolean callsAny(CharSequence code, String library) {
+		Matcher defined = DEFINED_FUNCTION.matcher(library);
+		while (defined.find()) {
+			if (Pattern.compile("(?<![\\w.])" + defined.group(1) + "\\(").matcher(code).find()) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/** A script on keys outside the buckets, without the prelude. */

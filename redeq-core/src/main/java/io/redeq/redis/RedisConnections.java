@@ -12,6 +12,7 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.netty.util.Timer;
 import org.jspecify.annotations.Nullable;
 
 import io.redeq.RedeqUnavailableException;
@@ -39,6 +40,14 @@ public final class RedisConnections implements AutoCloseable {
 					"redeq needs a Lettuce RedisClient or RedisClusterClient, but got " + client.getClass().getName());
 		}
 		this.client = client;
+	}
+
+	/**
+	 * The client's timer wheel: a deadline on it costs a queue insert, not a thread
+	 * wake-up, which matters on a path that sets one per command.
+	 */
+	public Timer timer() {
+		return this.client.getResources().timer();
 	}
 
 	public boolean isCluster() {

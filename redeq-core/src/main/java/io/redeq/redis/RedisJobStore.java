@@ -269,9 +269,15 @@ public final class RedisJobStore {
 	public CompletionStage<Long> signal(String topic, int bucket) {
 		RedisClusterAsyncCommands<String, String> commands = commands();
 		String key = this.keys.signalKey(topic);
+		long cap = 4L * this.keys.buckets();
 		CompletionStage<Long> pushed = commands.rpush(key, Integer.toString(bucket));
-		// A topic without consumers must not grow its signal list forever.
-		commands.ltrim(key, -4L * this.keys.buckets(), -1);
+		// A topic without consumers must not grow its signal list forever; consumers keep
+		// it short, so the trim is sent only when the push found it long.
+		pushed.thenAccept((length) -> {
+			if (length != null && length > cap) {
+				commands.ltrim(key, -cap, -1);
+			}
+		});
 		return pushed;
 	}
 

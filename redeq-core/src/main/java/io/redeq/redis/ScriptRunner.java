@@ -13,6 +13,7 @@ import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.netty.util.Timeout;
 
 import io.redeq.RedeqException;
 import io.redeq.RedeqUnavailableException;
@@ -52,7 +53,15 @@ public final class ScriptRunner {
 	<T> CompletableFuture<T> runAsync(LuaScript script, String[] keys, String... args) {
 		CompletableFuture<T> result = new CompletableFuture<>();
 		send(script, keys, args, result);
-		return result.orTimeout(this.timeout.toMillis(), TimeUnit.MILLISECONDS);
+		// Lettuce's timer wheel rather than CompletableFuture.orTimeout: orTimeout wakes
+		// a
+		// scheduler thread for every command, which cost a tenth of a single schedule
+		// call.
+		Timeout deadline = this.connections.timer()
+			.newTimeout((t) -> result.completeExceptionally(new TimeoutException()), this.timeout.toMillis(),
+					TimeUnit.MILLISECONDS);
+		result.whenComplete((value, ex) -> deadline.cancel());
+		return result;
 	}
 
 	private <T> void send(LuaScript script, String[] keys, String[] args, CompletableFuture<T> result) {

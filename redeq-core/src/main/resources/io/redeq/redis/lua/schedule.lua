@@ -28,20 +28,16 @@ end
 
 local refused = refuse_other_layout(ARGV[4])
 if refused then return refused end
--- Read every job's current state first; then add; then remove (see prelude).
-local pending = {}
-local current = {}
-for i = 0, n - 1 do
-  local job_key = ARGV[5 + i * 5]
-  if not current[job_key] then
-    if redis.call('HEXISTS', K_PAYLOAD, job_key) == 1 then
-      current[job_key] = state_of(job_key, topic_of(job_key)) or 'gone'
-    else
-      current[job_key] = 'none'
-    end
-  end
+
+-- Where a job with this key is now: 'none', a state letter, or 'gone' (a record in no index,
+-- never left by redeq: it is written anew and counted). Read live, so the same id twice in one
+-- call sees what the first one left.
+local function state_now(job_key, topic)
+  if redis.call('HEXISTS', K_PAYLOAD, job_key) == 0 then return 'none' end
+  return state_of(job_key, topic) or 'gone'
 end
 
+local pending = {}
 local written = {}
 local removals = { ready = {}, dead = {}, died = {}, attempt = {} }
 local out = { -1 }
@@ -50,7 +46,15 @@ for i = 0, n - 1 do
   local job_key, payload, mode, ms, policy = ARGV[base], ARGV[base + 1], ARGV[base + 2], tonumber(ARGV[base + 3]), ARGV[base + 4]
   local topic = topic_of(job_key)
   local due = (mode == 'in') and (now + ms) or ms
-  local state = current[job_key] -- the same id twice in one call sees what the first one left
+  local record = string.format('%d|', now) .. payload
+  -- The common case, a new id with no capacity to check, costs one command instead of a
+  -- read and a write. With a capacity the count must be read before anything is written.
+  local state, stored = nil, false
+  if capacity == 0 and redis.call('HSETNX', K_PAYLOAD, job_key, record) == 1 then
+    state, stored = 'none', true
+  else
+    state = state_now(job_key, topic)
+  end
   local status, value = 'new', due
   if state == 'X' then
     status = 'replaced'
@@ -63,7 +67,6 @@ for i = 0, n - 1 do
   elseif state == 'D' or state == 'R' then
     status = 'replaced'
   end
-  -- 'gone': a record in no index (never left by redeq); it is written anew and counted.
   local grows = (status == 'new') or (state == 'X')
   if grows and capacity > 0 then
     if not pending[topic] then
@@ -74,7 +77,9 @@ for i = 0, n - 1 do
     end
   end
   if status == 'new' or status == 'replaced' then
-    redis.call('HSET', K_PAYLOAD, job_key, string.format('%d|', now) .. payload)
+    if not stored then
+      redis.call('HSET', K_PAYLOAD, job_key, record)
+    end
     redis.call('ZADD', K_DUE, due, job_key)
     if state == 'R' then
       removals.ready[topic] = removals.ready[topic] or {}
@@ -92,7 +97,6 @@ for i = 0, n - 1 do
       if pending[topic] then pending[topic] = pending[topic] + 1 end
     end
     written[job_key] = due
-    current[job_key] = 'D'
   end
   out[#out + 1] = status
   out[#out + 1] = value

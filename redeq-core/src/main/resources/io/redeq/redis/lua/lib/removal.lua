@@ -1,0 +1,23 @@
+-- Removes members from a key with one command (a chunk of 1000 at most; callers keep their
+-- batches below that, so the key is touched once: see the order rule in prelude.lua).
+local function remove_all(cmd, key, members)
+  for from = 1, #members, 1000 do
+    redis.call(cmd, key, unpack(members, from, math.min(#members, from + 999)))
+  end
+end
+
+-- Forgets everything about these jobs (completed, cancelled, or dead past retention).
+local function forget_all(job_keys)
+  remove_all('HDEL', K_PAYLOAD, job_keys)
+  remove_all('HDEL', K_ATTEMPT, job_keys)
+  remove_all('HDEL', K_ERROR, job_keys)
+end
+
+-- Adds score/member pairs to a zset in chunks, so no unpack ever exceeds Lua's stack limit.
+local CHUNK = 500
+local function zadd_all(key, pairs_list)
+  for from = 1, #pairs_list, 2 * CHUNK do
+    local to = math.min(#pairs_list, from + 2 * CHUNK - 1)
+    redis.call('ZADD', key, unpack(pairs_list, from, to))
+  end
+end
