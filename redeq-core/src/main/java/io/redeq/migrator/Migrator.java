@@ -1,6 +1,8 @@
 package io.redeq.migrator;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.stream.IntStream;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -160,17 +162,27 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		}
 	}
 
+	/**
+	 * Migrates every bucket whose time has come in one pipelined round: when jobs fall
+	 * due in several buckets at once, none waits behind another's round trip.
+	 */
 	private void migrateDueBuckets() {
-		for (int bucket = 0; bucket < this.options.buckets() && this.running; bucket++) {
-			if (this.ownership.isDue(bucket)) {
-				migrate(bucket, false);
-			}
+		int[] due = IntStream.range(0, this.options.buckets()).filter(this.ownership::isDue).toArray();
+		if (due.length == 0 || !this.running) {
+			return;
+		}
+		List<MigrateResult> results = this.store.migrateDue(due, this.options.batchSize());
+		for (int i = 0; i < due.length; i++) {
+			migrated(due[i], results.get(i));
 		}
 	}
 
 	private void migrate(int bucket, boolean sweep) {
-		MigrateResult result = this.store.migrate(bucket, this.options.batchSize(), sweep, this.instanceId,
-				this.options.lockTtl().toMillis(), this.options.deadLetterRetention().toMillis());
+		migrated(bucket, this.store.migrate(bucket, this.options.batchSize(), sweep, this.instanceId,
+				this.options.lockTtl().toMillis(), this.options.deadLetterRetention().toMillis()));
+	}
+
+	private void migrated(int bucket, MigrateResult result) {
 		result.readyByTopic().forEach((topic, count) -> {
 			this.store.signal(topic, bucket).exceptionally((ex) -> null);
 			this.events.ready(topic, bucket, count);

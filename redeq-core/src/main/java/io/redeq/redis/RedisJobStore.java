@@ -81,6 +81,11 @@ public final class RedisJobStore {
 		return runOn(script, bucket, List.of(topic), rest);
 	}
 
+	/** The topics whose keys scripts on this bucket declare until one finds more. */
+	private Set<String> knownTopics(int bucket) {
+		return new LinkedHashSet<>(this.topicsByBucket.computeIfAbsent(bucket, (b) -> ConcurrentHashMap.newKeySet()));
+	}
+
 	private void remember(int bucket, Collection<String> topics) {
 		Set<String> known = this.topicsByBucket.computeIfAbsent(bucket, (b) -> ConcurrentHashMap.newKeySet());
 		known.addAll(topics);
@@ -92,8 +97,7 @@ public final class RedisJobStore {
 	 */
 	private List<Object> runWithAllTopics(LuaScript script, int bucket, String... rest) {
 		for (int round = 0; round < MAX_TOPIC_ROUNDS; round++) {
-			Set<String> topics = new LinkedHashSet<>(
-					this.topicsByBucket.computeIfAbsent(bucket, (b) -> ConcurrentHashMap.newKeySet()));
+			Set<String> topics = knownTopics(bucket);
 			List<Object> reply = this.scripts.await(runOn(script, bucket, topics, rest), script.toString());
 			if (reply.isEmpty() || !"topics".equals(String.valueOf(reply.get(0)))) {
 				return reply;
@@ -206,8 +210,34 @@ public final class RedisJobStore {
 	 */
 	public MigrateResult migrate(int bucket, int batchSize, boolean sweep, String lockOwner, long lockTtlMillis,
 			long deadRetentionMillis) {
-		List<Object> reply = runWithAllTopics(Scripts.MIGRATE, bucket, strings(batchSize, sweep ? lockOwner : "",
-				lockTtlMillis, sweep ? deadRetentionMillis : 0, sweep ? 1 : 0));
+		return migrateResult(runWithAllTopics(Scripts.MIGRATE, bucket, strings(batchSize, sweep ? lockOwner : "",
+				lockTtlMillis, sweep ? deadRetentionMillis : 0, sweep ? 1 : 0)));
+	}
+
+	/**
+	 * Migrates the due jobs of several buckets at their due time (no lock renewal, no
+	 * lease or retention pass), every script sent before the first reply is awaited: a
+	 * round costs one round trip, not one per bucket. A bucket whose script met a topic
+	 * not declared yet is sent again on its own with it.
+	 */
+	public List<MigrateResult> migrateDue(int[] buckets, int batchSize) {
+		String[] args = strings(batchSize, "", 0, 0, 0);
+		List<CompletableFuture<List<Object>>> replies = new ArrayList<>(buckets.length);
+		for (int bucket : buckets) {
+			replies.add(runOn(Scripts.MIGRATE, bucket, knownTopics(bucket), args));
+		}
+		List<MigrateResult> results = new ArrayList<>(buckets.length);
+		for (int i = 0; i < buckets.length; i++) {
+			List<Object> reply = this.scripts.await(replies.get(i), Scripts.MIGRATE.toString());
+			if (!reply.isEmpty() && "topics".equals(String.valueOf(reply.get(0)))) {
+				reply = runWithAllTopics(Scripts.MIGRATE, buckets[i], args);
+			}
+			results.add(migrateResult(reply));
+		}
+		return results;
+	}
+
+	private static MigrateResult migrateResult(List<Object> reply) {
 		Map<String, Integer> readyByTopic = new LinkedHashMap<>();
 		for (int i = 6; i + 1 < reply.size(); i += 2) {
 			readyByTopic.put(String.valueOf(reply.get(i)), (int) asLong(reply.get(i + 1)));
