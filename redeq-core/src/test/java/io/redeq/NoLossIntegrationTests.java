@@ -211,6 +211,19 @@ class NoLossIntegrationTests {
 	}
 
 	/**
+	 * Finding 6, the other way a reply is lost: the connection drops after the claim ran,
+	 * and Lettuce sends the same claim again once it has reconnected. The second run must
+	 * deliver the jobs the first one took, and take none besides: each job runs once, as
+	 * attempt 1, and never more at once than the concurrency.
+	 */
+	@Test
+	void aClaimLettuceSendsAgainAfterItsReplyWasLostDeliversItsJobsOnce() throws Exception {
+		Map<String, List<Integer>> attempts = lostClaim("replayedclaim",
+				(proxy, claimSha) -> proxy.loseReplyTo(claimSha, "lost.claim"), 2);
+		assertThat(attempts).containsOnly(Map.entry("j1", List.of(1)), Map.entry("j2", List.of(1)));
+	}
+
+	/**
 	 * Runs {@code jobs} jobs of a topic with one attempt each through an engine behind a
 	 * proxy that loses the reply of the first claim; returns the attempts each job ran.
 	 */
