@@ -270,6 +270,32 @@ class NoLossIntegrationTests {
 	}
 
 	/**
+	 * A cancel whose reply was lost and which Lettuce sent again after reconnecting: the
+	 * first run deleted the job, the second finds nothing, yet the caller's cancel did
+	 * cancel it and is told so.
+	 */
+	@Test
+	void aCancelLettuceSendsAgainAfterItsReplyWasLostAnswersTrue() throws Exception {
+		try (FaultProxy proxy = FaultProxy.to(this.server)) {
+			RedisClient proxied = RedisClient.create(proxy.uri());
+			try (Redeq redeq = Redeq.builder(proxied).prefix("replayedcancel").migratorEnabled(false).build()) {
+				redeq.client().schedule(Job.builder("t").id("c").payload("x").delay(Duration.ofHours(1)).build());
+				FaultProxy.Fault lost = proxy.loseReplyTo(ScriptDigests.load(this.lettuce, "cancel"), "t:c");
+				boolean cancelled = redeq.client().cancel("t", "c");
+				assertThat(lost.happened()).as("the cancel ran and its reply was lost").isTrue();
+				assertThat(proxy.connectionsAccepted()).as("connections, the one cut included").isGreaterThan(1);
+				assertThat(cancelled).as("answer of the cancel").isTrue();
+				assertThat(redeq.client().find("t", "c")).isEmpty();
+				assertThat(redeq.admin().stats("t")).isEqualTo(new TopicStats("t", 0, 0, 0, 0));
+				assertThat(redeq.client().cancel("t", "c")).as("a second cancel of the same job").isFalse();
+			}
+			finally {
+				proxied.shutdown();
+			}
+		}
+	}
+
+	/**
 	 * Finding 7: a reshard refuses to run while an instance of the prefix runs its
 	 * migrator, and an instance left on the old layout (a producer without migrator) gets
 	 * a clear error instead of writing jobs into a bucket nobody reads; no job is lost.

@@ -182,8 +182,13 @@ public final class RedisJobStore {
 		});
 	}
 
-	public boolean cancel(int bucket, String jobKey) {
-		Long cancelled = this.scripts.await(runOn(Scripts.CANCEL, bucket, topicOf(jobKey), jobKey), "cancel " + jobKey);
+	/**
+	 * Cancels a waiting job. {@code requestId} is unique to this call: a second run of
+	 * the same command (Lettuce's, after a reconnect) answers as the first did.
+	 */
+	public boolean cancel(int bucket, String jobKey, String requestId) {
+		Long cancelled = this.scripts.await(runRemembered(Scripts.CANCEL, bucket, topicOf(jobKey), jobKey, requestId),
+				"cancel " + jobKey);
 		return cancelled == 1;
 	}
 
