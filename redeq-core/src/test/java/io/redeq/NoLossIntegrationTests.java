@@ -6,7 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -18,7 +20,10 @@ import io.redeq.redis.KeySpace;
 import io.redeq.redis.MigrateResult;
 import io.redeq.redis.RedisConnections;
 import io.redeq.redis.RedisJobStore;
+import io.redeq.redis.ScriptDigests;
 import io.redeq.redis.ScriptRunner;
+import io.redeq.test.FaultProxy;
+import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,8 +34,10 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Paths that lost, stranded or wrongly kept jobs in redeq's first data model (issue "no
- * loss", findings 2, 3, 7, 9 and 11), each against a real redis-server. Every test uses a
- * prefix of its own.
+ * loss", findings 2, 3, 6, 7, 9 and 11), each against a real redis-server. Every test
+ * uses a prefix of its own. Lost replies are made by a {@link FaultProxy} between the
+ * engine and the server: the command runs in Redis and its answer never reaches the
+ * engine.
  */
 @RedisTest
 class NoLossIntegrationTests {
@@ -39,8 +46,11 @@ class NoLossIntegrationTests {
 
 	private final RedisClient lettuce;
 
-	NoLossIntegrationTests(RedisClient lettuce) {
+	private final RedisServer server;
+
+	NoLossIntegrationTests(RedisClient lettuce, RedisServer server) {
 		this.lettuce = lettuce;
+		this.server = server;
 	}
 
 	/**
@@ -184,6 +194,104 @@ class NoLossIntegrationTests {
 				.withMessageContaining("unpaired UTF-16 surrogate at index 0");
 			redeq.client().schedule(Job.builder("t").id("ok-\uD83D\uDE00").payload("x").build());
 			assertThat(redeq.client().find("t", "ok-\uD83D\uDE00")).isPresent();
+		}
+	}
+
+	/**
+	 * Finding 6: a claim that ran in Redis but whose reply the engine waited for in vain
+	 * (held past the command timeout) leaves its job IN_FLIGHT under a token nobody
+	 * holds. The fetcher hands it back, with its attempt, before its next claim: the job
+	 * runs once, as attempt 1, and does not go DEAD although it had a single attempt.
+	 */
+	@Test
+	void aJobWhoseClaimReplyTimedOutRunsOnceAsItsFirstAttempt() throws Exception {
+		Map<String, List<Integer>> attempts = lostClaim("heldclaim",
+				(proxy, claimSha) -> proxy.holdReplyTo(Duration.ofMillis(1500), claimSha, "lost.claim"), 1);
+		assertThat(attempts).containsOnly(Map.entry("j1", List.of(1)));
+	}
+
+	/**
+	 * Finding 6, the other way a reply is lost: the connection drops after the claim ran,
+	 * and Lettuce sends the same claim again once it has reconnected. The second run must
+	 * deliver the jobs the first one took, and take none besides: each job runs once, as
+	 * attempt 1, and never more at once than the concurrency.
+	 */
+	@Test
+	void aClaimLettuceSendsAgainAfterItsReplyWasLostDeliversItsJobsOnce() throws Exception {
+		Map<String, List<Integer>> attempts = lostClaim("replayedclaim",
+				(proxy, claimSha) -> proxy.loseReplyTo(claimSha, "lost.claim"), 2);
+		assertThat(attempts).containsOnly(Map.entry("j1", List.of(1)), Map.entry("j2", List.of(1)));
+	}
+
+	/**
+	 * Runs {@code jobs} jobs of a topic with one attempt each through an engine behind a
+	 * proxy that loses the reply of the first claim; returns the attempts each job ran.
+	 */
+	private Map<String, List<Integer>> lostClaim(String prefix, BiFunction<FaultProxy, String, FaultProxy.Fault> fault,
+			int jobs) throws Exception {
+		try (FaultProxy proxy = FaultProxy.to(this.server)) {
+			RedisClient proxied = RedisClient.create(proxy.uri());
+			Map<String, List<Integer>> attempts = new ConcurrentHashMap<>();
+			AtomicInteger running = new AtomicInteger();
+			List<Integer> concurrent = new CopyOnWriteArrayList<>();
+			try (Redeq redeq = Redeq.builder(proxied)
+				.prefix(prefix)
+				.buckets(1)
+				.commandTimeout(Duration.ofSeconds(1))
+				.build()) {
+				for (int i = 1; i <= jobs; i++) {
+					redeq.client().schedule(Job.builder("lost.claim").id("j" + i).payload(i).build());
+				}
+				await().atMost(Duration.ofSeconds(10)).until(() -> redeq.admin().stats("lost.claim").ready() == jobs);
+				FaultProxy.Fault lost = fault.apply(proxy, ScriptDigests.load(this.lettuce, "claim"));
+				// A lease far longer than the recovery: a job left to its lease would
+				// go DEAD (one attempt) about 10 s after the claim.
+				redeq.subscribe("lost.claim", Integer.class, (n, delivery) -> {
+					concurrent.add(running.incrementAndGet());
+					attempts.computeIfAbsent(delivery.id(), (id) -> new CopyOnWriteArrayList<>())
+						.add(delivery.attempt());
+					running.decrementAndGet();
+				}, SubscriptionOptions.builder().maxAttempts(1).concurrency(1).lease(Duration.ofSeconds(10)).build());
+				// The engine's calls, these included, time out while the proxy holds a
+				// reply.
+				await().atMost(Duration.ofSeconds(30)).ignoreException(RedeqUnavailableException.class).until(() -> {
+					TopicStats stats = redeq.admin().stats("lost.claim");
+					return stats.dead() > 0 || (attempts.size() == jobs && stats.pending() == 0);
+				});
+				assertThat(lost.happened()).as("the first claim ran and its reply was lost").isTrue();
+				assertThat(redeq.admin().stats("lost.claim")).isEqualTo(new TopicStats("lost.claim", 0, 0, 0, 0));
+				assertThat(concurrent).as("handlers running at once").allMatch((n) -> n == 1);
+				return attempts;
+			}
+			finally {
+				proxied.shutdown();
+			}
+		}
+	}
+
+	/**
+	 * A cancel whose reply was lost and which Lettuce sent again after reconnecting: the
+	 * first run deleted the job, the second finds nothing, yet the caller's cancel did
+	 * cancel it and is told so.
+	 */
+	@Test
+	void aCancelLettuceSendsAgainAfterItsReplyWasLostAnswersTrue() throws Exception {
+		try (FaultProxy proxy = FaultProxy.to(this.server)) {
+			RedisClient proxied = RedisClient.create(proxy.uri());
+			try (Redeq redeq = Redeq.builder(proxied).prefix("replayedcancel").migratorEnabled(false).build()) {
+				redeq.client().schedule(Job.builder("t").id("c").payload("x").delay(Duration.ofHours(1)).build());
+				FaultProxy.Fault lost = proxy.loseReplyTo(ScriptDigests.load(this.lettuce, "cancel"), "t:c");
+				boolean cancelled = redeq.client().cancel("t", "c");
+				assertThat(lost.happened()).as("the cancel ran and its reply was lost").isTrue();
+				assertThat(proxy.connectionsAccepted()).as("connections, the one cut included").isGreaterThan(1);
+				assertThat(cancelled).as("answer of the cancel").isTrue();
+				assertThat(redeq.client().find("t", "c")).isEmpty();
+				assertThat(redeq.admin().stats("t")).isEqualTo(new TopicStats("t", 0, 0, 0, 0));
+				assertThat(redeq.client().cancel("t", "c")).as("a second cancel of the same job").isFalse();
+			}
+			finally {
+				proxied.shutdown();
+			}
 		}
 	}
 

@@ -23,6 +23,7 @@ import io.redeq.internal.LogOnce;
 import io.redeq.redis.ClaimResult;
 import io.redeq.redis.ClaimedJob;
 import io.redeq.redis.RedisJobStore;
+import io.redeq.schedule.JobIds;
 
 /**
  * A subscription: one fetcher thread claims READY jobs of a topic only into free worker
@@ -99,7 +100,11 @@ public final class TopicConsumer implements Subscription {
 				context.wakeUps(), this.acknowledgements);
 		this.invocation = new HandlerInvocation(settings, handler, context.codec(), outcomes, this.timers,
 				this.workers);
-		this.tokenPrefix = context.instanceId() + ":";
+		// Claim tokens are used once (a bucket remembers them for a while to recognise a
+		// claim Lettuce sends again): unique per subscription and per start, even under
+		// an
+		// instance id that a restarted instance or another subscription shares.
+		this.tokenPrefix = context.instanceId() + ":" + JobIds.next().substring(0, 8) + ":";
 		this.leases = new LeaseKeeper(this.store, settings.lease(), this.workers.running(), this.acknowledgements);
 		this.lostClaims = new LostClaims(this.store, settings.topic());
 		this.fetcher = new Thread(this::fetchLoop, "redeq-fetch-" + settings.topic());

@@ -85,6 +85,15 @@ public final class KeySpace {
 		return this.tags[bucket] + ":ready:" + topic;
 	}
 
+	/**
+	 * Requests of a bucket that a client may send twice (claim tokens, cancel request
+	 * ids): a zset by the time they ran, kept briefly; only claim and cancel declare it,
+	 * after the topic keys.
+	 */
+	String requestsKey(int bucket) {
+		return this.tags[bucket] + ":requests";
+	}
+
 	/** DEAD jobs of a topic in a bucket: a zset by the time they died. */
 	String deadKey(int bucket, String topic) {
 		return this.tags[bucket] + ":dead:" + topic;

@@ -1,6 +1,7 @@
 package io.redeq.redis;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -27,6 +28,9 @@ public final class RedisJobStore {
 
 	/** Bounds the rounds in which a script asks for the keys of more topics. */
 	private static final int MAX_TOPIC_ROUNDS = 4;
+
+	/** The least time a bucket remembers a request that may come twice. */
+	private static final long MIN_REQUEST_MEMORY_MILLIS = 1000;
 
 	private final KeySpace keys;
 
@@ -84,6 +88,27 @@ public final class RedisJobStore {
 	/** The topics whose keys scripts on this bucket declare until one finds more. */
 	private Set<String> knownTopics(int bucket) {
 		return new LinkedHashSet<>(this.topicsByBucket.computeIfAbsent(bucket, (b) -> ConcurrentHashMap.newKeySet()));
+	}
+
+	/**
+	 * Runs a script that remembers its request in the bucket's requests key, declared
+	 * after the topic's keys, and gets as its last argument how long to remember it.
+	 * Lettuce sends a command again after reconnecting only while its caller still waits
+	 * (a timed-out command is cancelled, and a cancelled one is never sent), so twice the
+	 * command timeout covers every second run, with room for a Redis clock that runs a
+	 * little fast.
+	 */
+	private <T> CompletableFuture<T> runRemembered(LuaScript script, int bucket, String topic, String... rest) {
+		String[] args = new String[rest.length + 2];
+		args[0] = topic;
+		System.arraycopy(rest, 0, args, 1, rest.length);
+		args[args.length - 1] = Long
+			.toString(Math.max(2 * this.scripts.timeout().toMillis(), MIN_REQUEST_MEMORY_MILLIS));
+		String[] topicKeys = keysFor(bucket, List.of(topic));
+		String[] keys = Arrays.copyOf(topicKeys, topicKeys.length + 1);
+		keys[topicKeys.length] = this.keys.requestsKey(bucket);
+		remember(bucket, List.of(topic));
+		return this.scripts.runAsync(script, keys, args);
 	}
 
 	private void remember(int bucket, Collection<String> topics) {
@@ -161,8 +186,13 @@ public final class RedisJobStore {
 		});
 	}
 
-	public boolean cancel(int bucket, String jobKey) {
-		Long cancelled = this.scripts.await(runOn(Scripts.CANCEL, bucket, topicOf(jobKey), jobKey), "cancel " + jobKey);
+	/**
+	 * Cancels a waiting job. {@code requestId} is unique to this call: a second run of
+	 * the same command (Lettuce's, after a reconnect) answers as the first did.
+	 */
+	public boolean cancel(int bucket, String jobKey, String requestId) {
+		Long cancelled = this.scripts.await(runRemembered(Scripts.CANCEL, bucket, topicOf(jobKey), jobKey, requestId),
+				"cancel " + jobKey);
 		return cancelled == 1;
 	}
 
@@ -332,9 +362,16 @@ public final class RedisJobStore {
 		return existing != null && existing > 0;
 	}
 
+	/**
+	 * Claims up to {@code max} READY jobs of a topic in a bucket under a lease.
+	 * {@code token} must be new for each claim and unique across instances and restarts:
+	 * a claim run again under a token that already took jobs (Lettuce sends a command
+	 * again after reconnecting when its reply was lost) takes no more and delivers the
+	 * jobs still held under it, with their attempts as the first run set them.
+	 */
 	public CompletionStage<ClaimResult> claim(int bucket, String topic, int max, long leaseMillis, String token,
 			int maxAttempts) {
-		CompletionStage<List<Object>> reply = runOn(Scripts.CLAIM, bucket, topic,
+		CompletionStage<List<Object>> reply = runRemembered(Scripts.CLAIM, bucket, topic,
 				strings(max, leaseMillis, token, maxAttempts));
 		return reply.thenApply((values) -> {
 			List<ClaimedJob> jobs = new ArrayList<>();

@@ -208,7 +208,7 @@ public final class JobScheduler implements RedeqClient {
 	@Override
 	public boolean cancel(String topic, String id) {
 		String jobKey = jobKey(topic, id);
-		boolean cancelled = this.store.cancel(this.store.keys().bucketOf(jobKey), jobKey);
+		boolean cancelled = this.store.cancel(this.store.keys().bucketOf(jobKey), jobKey, JobIds.next());
 		if (cancelled) {
 			this.events.cancelled(topic);
 		}

@@ -1,8 +1,17 @@
 -- cancel: deletes a waiting job (DELAYED, READY or DEAD). A running job is not touched.
--- KEYS: the bucket keys with the job's topic's ready and dead keys (see prelude)
--- ARGV[1] topic, ARGV[2] jobKey
+-- Each cancel call sends a request id of its own; a cancel sent again with an id that already
+-- cancelled the job (Lettuce does that after reconnecting when the first run's reply was lost)
+-- answers 1 as the first run did, though the job is gone.
+-- KEYS: the bucket keys with the job's topic's ready and dead keys (see prelude), then the
+-- requests key
+-- ARGV[1] topic, ARGV[2] jobKey, ARGV[3] request id, ARGV[4] ms to remember it
 -- Returns: 1 if cancelled, 0 if unknown or running
-local job_key = ARGV[2]
+local job_key, request, keep = ARGV[2], ARGV[3], tonumber(ARGV[4])
+local requests = KEYS[#KEYS]
+if not keep or keep <= 0 then
+  return redis.error_reply('ERR redeq: cancel needs how long to remember its request, but got ' .. tostring(ARGV[4]))
+end
+if ran_before(requests, request) then return 1 end
 local topic = topic_of(job_key)
 local state = state_of(job_key, topic)
 if state == nil or state == 'I' then return 0 end
@@ -10,6 +19,7 @@ if state ~= 'X' then
   count(topic, -1)
   flush_counts()
 end
+remember_request(requests, request, now_ms(), keep)
 if state == 'D' then
   redis.call('ZREM', K_DUE, job_key)
 elseif state == 'R' then

@@ -1,8 +1,12 @@
 -- claim: takes up to n READY jobs of one topic from one bucket (lowest due first) and puts each
 -- IN_FLIGHT under a lease, in the same step, so no job is ever out of Redis's sight. A job whose
 -- attempts are used up (its last lease expired) goes to DEAD instead of being delivered again.
--- KEYS: the bucket keys with the topic's ready and dead keys (see prelude)
--- ARGV[1] topic, ARGV[2] n, ARGV[3] lease ms, ARGV[4] claim token, ARGV[5] max attempts
+-- A claim token is used once. A claim sent again with a token that already took jobs (Lettuce
+-- does that after reconnecting when the first run's reply was lost) takes nothing more and
+-- delivers the jobs still held under the token, as the first run left them.
+-- KEYS: the bucket keys with the topic's ready and dead keys (see prelude), then the requests key
+-- ARGV[1] topic, ARGV[2] n, ARGV[3] lease ms, ARGV[4] claim token, ARGV[5] max attempts,
+-- ARGV[6] ms to remember the token
 -- Returns: now, READY jobs left in this bucket, then per claimed job 5 values:
 --   jobKey, attempt, created ms, due ms, payload
 local topic = ARGV[1]
@@ -10,9 +14,35 @@ local n = tonumber(ARGV[2])
 local lease = tonumber(ARGV[3])
 local token = ARGV[4]
 local max_attempts = tonumber(ARGV[5])
+local keep = tonumber(ARGV[6])
+local requests = KEYS[#KEYS]
+if not keep or keep <= 0 then
+  return redis.error_reply('ERR redeq: claim needs how long to remember its token, but got ' .. tostring(ARGV[6]))
+end
 local ready = ready_key(topic)
 local now = now_ms()
 local waiting = redis.call('ZCARD', ready)
+
+local function deliver(out, job_key, attempts, due, rec)
+  local created, payload = string.match(rec, '^(%d+)[^|]*|(.*)$')
+  out[#out + 1] = job_key
+  out[#out + 1] = attempts
+  out[#out + 1] = tonumber(created)
+  out[#out + 1] = due
+  out[#out + 1] = payload
+end
+
+if ran_before(requests, token) then
+  local out = { now, waiting }
+  for _, held in ipairs(held_by(topic, token)) do
+    local rec = redis.call('HGET', K_PAYLOAD, held.job_key)
+    if rec then
+      deliver(out, held.job_key, held.attempt.attempts, held.attempt.due, rec)
+    end
+  end
+  return out
+end
+
 -- The pop is the one removal, and the ready set is not touched after it (see prelude).
 local popped = redis.call('ZPOPMIN', ready, n)
 local out = { now, waiting - #popped / 2 }
@@ -31,12 +61,7 @@ for i = 1, #popped, 2 do
     leases[#leases + 1] = now + lease
     leases[#leases + 1] = job_key
     claimed = claimed + 1
-    local created, payload = string.match(rec, '^(%d+)[^|]*|(.*)$')
-    out[#out + 1] = job_key
-    out[#out + 1] = a.attempts
-    out[#out + 1] = tonumber(created)
-    out[#out + 1] = due
-    out[#out + 1] = payload
+    deliver(out, job_key, a.attempts, due, rec)
   else
     -- A READY entry without a record cannot be delivered; drop what is left of it.
     broken[#broken + 1] = job_key
@@ -46,6 +71,9 @@ end
 zadd_all(K_LEASE, leases)
 count(topic .. ':i', claimed)
 flush_counts()
+if claimed > 0 then
+  remember_request(requests, token, now, keep)
+end
 if #broken > 0 then
   remove_all('HDEL', K_ATTEMPT, broken)
   remove_all('HDEL', K_ERROR, broken)

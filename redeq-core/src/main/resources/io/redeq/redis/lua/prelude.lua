@@ -19,6 +19,8 @@
 --   then per declared topic t (ARGV[1] lists them, comma separated, in the same order):
 --   KEYS[9+2k]  ready:<t> zset jobKey -> due ms   (READY, claimed lowest score first)
 --   KEYS[10+2k] dead:<t>  zset jobKey -> time it died (DEAD, for paging one topic)
+--   claim and cancel only, after the topic pairs:
+--   KEYS[#KEYS] requests  zset request id -> time it ran  (see lib/requests.lua)
 --
 -- A job's state is the index that holds it: exactly one of due, ready:<t>, lease, died.
 --

@@ -7,19 +7,14 @@
 -- ARGV[1] topic, ARGV[2] claim token
 -- Returns: number of jobs handed back
 local topic, token = ARGV[1], ARGV[2]
-local prefix = topic .. ':'
 local released = {}
-for _, job_key in ipairs(redis.call('ZRANGE', K_LEASE, 0, -1)) do
-  if string.sub(job_key, 1, #prefix) == prefix then
-    local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
-    if a.token == token then
-      a.token = ''
-      if a.attempts > 0 then a.attempts = a.attempts - 1 end
-      redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))
-      redis.call('ZADD', ready_key(topic), a.due, job_key)
-      released[#released + 1] = job_key
-    end
-  end
+for _, held in ipairs(held_by(topic, token)) do
+  local a = held.attempt
+  a.token = ''
+  if a.attempts > 0 then a.attempts = a.attempts - 1 end
+  redis.call('HSET', K_ATTEMPT, held.job_key, format_attempt(a))
+  redis.call('ZADD', ready_key(topic), a.due, held.job_key)
+  released[#released + 1] = held.job_key
 end
 count(topic .. ':i', -#released)
 flush_counts()

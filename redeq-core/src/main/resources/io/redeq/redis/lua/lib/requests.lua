@@ -1,0 +1,37 @@
+-- Requests a client may send twice. When a connection drops after a command was sent, Lettuce
+-- sends the command again once it has reconnected, unless its caller gave up waiting and
+-- cancelled it; a command that ran but whose reply was lost then runs twice. claim and cancel
+-- remember the requests that changed something (a claim token, a cancel's request id) in the
+-- bucket's requests zset, by Redis time, and answer a request they meet again from what the
+-- first run did. An entry is kept for `keep` ms, which the client makes longer than it waits for
+-- a reply, and the newest MAX_REQUESTS at most; the key expires once unused for `keep` ms.
+local MAX_REQUESTS = 10000
+
+local function ran_before(requests, id)
+  return redis.call('ZSCORE', requests, id) ~= false
+end
+
+-- An add, done with the script's other adds. The trims after it are the key's removals; they
+-- cannot empty it, since it holds the entry just added (see the order rule in prelude.lua).
+local function remember_request(requests, id, now, keep)
+  redis.call('ZADD', requests, now, id)
+  redis.call('PEXPIRE', requests, keep)
+  redis.call('ZREMRANGEBYSCORE', requests, '-inf', '(' .. (now - keep))
+  redis.call('ZREMRANGEBYRANK', requests, 0, -(MAX_REQUESTS + 1))
+end
+
+-- The in-flight jobs of a topic held under one claim token, with their attempt records. Scans
+-- the bucket's leases: only for a claim whose reply was lost, which is rare.
+local function held_by(topic, token)
+  local prefix = topic .. ':'
+  local held = {}
+  for _, job_key in ipairs(redis.call('ZRANGE', K_LEASE, 0, -1)) do
+    if string.sub(job_key, 1, #prefix) == prefix then
+      local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
+      if a.token == token then
+        held[#held + 1] = { job_key = job_key, attempt = a }
+      end
+    end
+  end
+  return held
+end
