@@ -44,7 +44,7 @@ class RedeqAutoConfigurationIntegrationTests {
 	}
 
 	@Test
-	void defaultsMatchTheContract() {
+	void defaultsAreTheOptionsDefaults() {
 		this.runner.run((context) -> {
 			assertThat(context).hasSingleBean(Redeq.class);
 			assertThat(context).hasSingleBean(RedeqAdmin.class);
@@ -52,10 +52,7 @@ class RedeqAutoConfigurationIntegrationTests {
 			assertThat(context).hasBean(RedeqListenerAnnotationBeanPostProcessor.BEAN_NAME);
 			assertThat(context.getBean(RedeqClient.class)).isInstanceOf(TransactionAwareRedeqClient.class);
 			RedeqOptions options = context.getBean(Redeq.class).options();
-			assertThat(options).isEqualTo(new RedeqOptions("redeq", 16, 1_000_000, 512 * 1024, true, 1000,
-					Duration.ofSeconds(1), Duration.ofSeconds(10), 1, Duration.ofMinutes(5), 3,
-					new Backoff(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(10), 0.2), true, Duration.ofSeconds(5),
-					Duration.ofSeconds(20), Duration.ofDays(7), Duration.ofSeconds(10), Duration.ofSeconds(5)));
+			assertThat(options).usingRecursiveComparison().isEqualTo(RedeqOptions.builder().build());
 		});
 	}
 
@@ -72,11 +69,27 @@ class RedeqAutoConfigurationIntegrationTests {
 					"redeq.command-timeout=3s", "redeq.stats-refresh-interval=2s")
 			.run((context) -> {
 				RedeqOptions options = context.getBean(Redeq.class).options();
-				assertThat(options).isEqualTo(new RedeqOptions("shop", 4, 500, 2048, false, 50, Duration.ofSeconds(3),
-						Duration.ofSeconds(30), 7, Duration.ofSeconds(45), 9,
-						new Backoff(Duration.ofSeconds(2), 3.0, Duration.ofMinutes(1), 0.0), false,
-						Duration.ofMillis(250), Duration.ofSeconds(4), Duration.ofDays(1), Duration.ofSeconds(3),
-						Duration.ofSeconds(2)));
+				assertThat(options).usingRecursiveComparison()
+					.isEqualTo(RedeqOptions.builder()
+						.prefix("shop")
+						.buckets(4)
+						.maxPending(500)
+						.maxPayloadSize(2048)
+						.migratorEnabled(false)
+						.batchSize(50)
+						.sweepInterval(Duration.ofSeconds(3))
+						.lockTtl(Duration.ofSeconds(30))
+						.concurrency(7)
+						.timeout(Duration.ofSeconds(45))
+						.maxAttempts(9)
+						.backoff(new Backoff(Duration.ofSeconds(2), 3.0, Duration.ofMinutes(1), 0.0))
+						.blocking(false)
+						.pollInterval(Duration.ofMillis(250))
+						.shutdownTimeout(Duration.ofSeconds(4))
+						.deadLetterRetention(Duration.ofDays(1))
+						.commandTimeout(Duration.ofSeconds(3))
+						.statsRefreshInterval(Duration.ofSeconds(2))
+						.build());
 			});
 	}
 
