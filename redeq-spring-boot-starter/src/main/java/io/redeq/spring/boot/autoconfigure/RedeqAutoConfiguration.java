@@ -78,8 +78,8 @@ public final class RedeqAutoConfiguration {
 				ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<ObjectMapper> objectMapper,
 				ObjectProvider<JobLifecycleListener> lifecycleListeners,
 				ObjectProvider<RedeqBuilderCustomizer> customizers) {
-			Redeq.Builder builder = Redeq.builder(nativeClient(connectionFactory));
-			RedeqPropertiesMapper.apply(properties, builder);
+			Redeq.Builder builder = Redeq.builder(nativeClient(connectionFactory))
+				.options(RedeqPropertiesMapper.options(properties));
 			ObjectMapper mapper = jsonMapper.getIfUnique();
 			if (mapper == null) {
 				mapper = objectMapper.getIfUnique();
