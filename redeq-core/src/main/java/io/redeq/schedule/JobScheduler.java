@@ -68,14 +68,12 @@ public final class JobScheduler implements RedeqClient {
 
 	@Override
 	public String schedule(String topic, @Nullable Object payload, Duration delay) {
-		return schedule(
-				Job.builder(topic).payload(payload).delay(Validate.delay(String.valueOf(topic), delay)).build());
+		return schedule(Job.builder(topic).payload(payload).delay(delay).build());
 	}
 
 	@Override
 	public String scheduleAt(String topic, @Nullable Object payload, Instant dueAt) {
-		return schedule(
-				Job.builder(topic).payload(payload).dueAt(Validate.dueAt(String.valueOf(topic), dueAt)).build());
+		return schedule(Job.builder(topic).payload(payload).dueAt(dueAt).build());
 	}
 
 	@Override
