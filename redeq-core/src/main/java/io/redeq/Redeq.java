@@ -122,8 +122,7 @@ public final class Redeq implements AutoCloseable {
 		this.wakeUps = (this.migrator != null) ? this.migrator
 				: (bucket, dueAt) -> this.store.publishWake(bucket, dueAt).exceptionally((ex) -> 0L);
 		this.client = new JobScheduler(this.store, this.codec, options, this.wakeUps, this.events);
-		this.admin = new QueueAdmin(this.store, this.queries, () -> {
-		});
+		this.admin = new QueueAdmin(this.store, this.queries);
 		this.timers = Executors.newScheduledThreadPool(1, (task) -> {
 			Thread thread = new Thread(task, "redeq-timers-" + options.prefix());
 			thread.setDaemon(true);

@@ -209,7 +209,6 @@ public final class Migrator implements WakeUps, AutoCloseable {
 				this.options.lockTtl().toMillis(), this.options.deadLetterRetention().toMillis());
 		result.readyByTopic().forEach((topic, count) -> {
 			this.store.signal(topic, bucket).exceptionally((ex) -> null);
-			this.events.ready(topic, bucket, count);
 		});
 		if (result.migrated() + result.reclaimed() > 0) {
 			this.events.migrated(bucket, result.migrated(), result.reclaimed());
