@@ -360,8 +360,7 @@ public final class Redeq implements AutoCloseable {
 		String instanceId() {
 			if (this.instanceId == null) {
 				// In containers every process may be pid 1: the random part alone must
-				// keep
-				// ids (and so claim tokens and lock owners) apart.
+				// keep ids (and so claim tokens and lock owners) apart.
 				this.instanceId = ProcessHandle.current().pid() + "-"
 						+ UUID.randomUUID().toString().replace("-", "").substring(0, 12);
 			}

@@ -6,10 +6,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 
 import org.jspecify.annotations.Nullable;
@@ -114,7 +116,7 @@ public final class JobScheduler implements RedeqClient {
 			}
 		}
 		RedeqException firstFailure = null;
-		java.util.Set<Integer> written = new java.util.LinkedHashSet<>();
+		Set<Integer> written = new LinkedHashSet<>();
 		for (Call call : calls) {
 			List<ScheduleOutcome> outcomes = this.store.scripts()
 				.await(call.reply(), "schedule " + call.jobs().size() + " jobs");

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -408,7 +409,7 @@ public final class RedisCluster implements AutoCloseable {
 		}
 	}
 
-	static void awaitCondition(java.util.function.BooleanSupplier condition, String what, Duration timeout) {
+	static void awaitCondition(BooleanSupplier condition, String what, Duration timeout) {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		while (!condition.getAsBoolean()) {
 			if (System.nanoTime() > deadline) {
