@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -409,7 +408,7 @@ public final class RedisCluster implements AutoCloseable {
 		}
 	}
 
-	static void awaitCondition(BooleanSupplier condition, String what, Duration timeout) {
+	static void awaitCondition(java.util.function.BooleanSupplier condition, String what, Duration timeout) {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		while (!condition.getAsBoolean()) {
 			if (System.nanoTime() > deadline) {
