@@ -3,13 +3,19 @@ package io.redeq;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 
+import io.redeq.internal.InvalidValueException;
 import io.redeq.internal.Validate;
 
 /**
  * Exponential backoff with jitter between the attempts of a failing job: attempt
  * {@code k} (1-based) that failed waits {@code min(max, initial × multiplier^(k-1))},
  * spread by {@code ± jitter} of itself. Stateless, because the attempt count travels with
- * the job.
+ * the job. The default is {@link RedeqOptions#DEFAULT_BACKOFF}.
+ *
+ * <p>
+ * A refused value fails with an {@link IllegalArgumentException} whose name is
+ * {@code backoff.initial}, {@code backoff.multiplier}, {@code backoff.max} or
+ * {@code backoff.jitter}.
  *
  * @param initial the wait after the first failed attempt
  * @param multiplier how much each further wait grows, {@code >= 1}
@@ -19,26 +25,17 @@ import io.redeq.internal.Validate;
  */
 public record Backoff(Duration initial, double multiplier, Duration max, double jitter) {
 
-	/** 1 s, doubling, at most 10 min, ± 20 %. */
-	public static final Backoff DEFAULT = new Backoff(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(10), 0.2);
-
 	public Backoff {
 		Validate.positiveOrZero("backoff.initial", initial);
 		Validate.positiveOrZero("backoff.max", max);
-		if (max.compareTo(Validate.MAX_DELAY) > 0) {
-			throw new IllegalArgumentException(
-					"backoff.max must be at most " + Validate.MAX_DELAY + " (1000 years), but was " + max);
-		}
+		Validate.atMost("backoff.max", max, Validate.MAX_DELAY, "1000 years");
 		if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
-			throw new IllegalArgumentException(
-					"backoff.multiplier must be a finite number >= 1.0, but was " + multiplier);
+			throw new InvalidValueException("backoff.multiplier", multiplier, "must be a finite number >= 1.0");
 		}
-		if (!(jitter >= 0.0 && jitter <= 1.0)) {
-			throw new IllegalArgumentException("backoff.jitter must be between 0.0 and 1.0, but was " + jitter);
-		}
+		Validate.between("backoff.jitter", jitter, 0.0, 1.0);
 		if (max.compareTo(initial) < 0) {
-			throw new IllegalArgumentException(
-					"backoff.max (" + max + ") must not be shorter than backoff.initial (" + initial + ")");
+			throw new InvalidValueException("backoff.max", max,
+					"must not be shorter than backoff.initial (" + initial + ")");
 		}
 	}
 

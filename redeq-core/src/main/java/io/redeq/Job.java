@@ -6,6 +6,8 @@ import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
+import io.redeq.internal.Validate;
+
 /**
  * A job to schedule: a topic, an optional id (a business key such as an order id;
  * generated when absent), a payload and when it is due. Build one with
@@ -116,14 +118,14 @@ public final class Job {
 
 		/** Due this long after Redis accepts the job (on the Redis server's clock). */
 		public Builder delay(Duration delay) {
-			this.delay = Objects.requireNonNull(delay, "delay must not be null");
+			this.delay = Validate.delay(this.topic, delay);
 			this.dueAt = null;
 			return this;
 		}
 
 		/** Due at this instant. */
 		public Builder dueAt(Instant dueAt) {
-			this.dueAt = Objects.requireNonNull(dueAt, "dueAt must not be null");
+			this.dueAt = Validate.dueAt(this.topic, dueAt);
 			this.delay = null;
 			return this;
 		}

@@ -3,9 +3,12 @@ package io.redeq;
 import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -61,6 +64,10 @@ import io.redeq.schedule.WakeUps;
  * @since 0.1.0
  */
 public final class Redeq implements AutoCloseable {
+
+	// About 400 lines: the contract makes this one class the whole entry point (client,
+	// admin, four subscribe overloads, snapshots, close) and the home of its Builder. The
+	// settings, their defaults and their rules are in RedeqOptions.
 
 	private static final Logger logger = LoggerFactory.getLogger(Redeq.class);
 
@@ -131,8 +138,7 @@ public final class Redeq implements AutoCloseable {
 		this.wakeUps = (this.migrator != null) ? this.migrator
 				: (bucket, dueAt) -> this.store.publishWake(bucket, dueAt).exceptionally((ex) -> 0L);
 		this.client = new JobScheduler(this.store, this.codec, options, this.wakeUps, this.events);
-		this.admin = new QueueAdmin(this.store, this.queries, () -> {
-		});
+		this.admin = new QueueAdmin(this.store, this.queries);
 		ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, (task) -> {
 			Thread thread = new Thread(task, "redeq-timers-" + options.prefix());
 			thread.setDaemon(true);
@@ -148,7 +154,7 @@ public final class Redeq implements AutoCloseable {
 			return thread;
 		});
 		this.snapshots = new SnapshotRefresher(this.store, this.statsTimer, options.statsRefreshInterval(),
-				() -> java.util.Arrays.stream(ownedBuckets()).boxed().toList(), this::subscribedTopics);
+				() -> Arrays.stream(ownedBuckets()).boxed().toList(), this::subscribedTopics);
 		this.metered = meters != null;
 		if (meters != null) {
 			this.snapshots.onRefresh(meters::update);
@@ -257,8 +263,8 @@ public final class Redeq implements AutoCloseable {
 	}
 
 	/** Topics with a running subscription in this engine. */
-	public java.util.Set<String> subscribedTopics() {
-		return java.util.Set.copyOf(this.subscriptions.keySet());
+	public Set<String> subscribedTopics() {
+		return Set.copyOf(this.subscriptions.keySet());
 	}
 
 	/** Consumes a topic with the engine's default settings. */
@@ -344,56 +350,18 @@ public final class Redeq implements AutoCloseable {
 	}
 
 	/**
-	 * Builder of {@link Redeq}; one setter per configuration key, named after it.
-	 * Defaults are those of the Spring Boot starter's {@code redeq.*} keys.
+	 * Builder of {@link Redeq}: the Lettuce client, every {@link RedeqOptions} setting
+	 * (one setter per configuration key, named after it, inherited from
+	 * {@link RedeqOptions.BaseBuilder}, where its default and its rule live) and the
+	 * engine's collaborators.
 	 */
-	public static final class Builder {
+	public static final class Builder extends RedeqOptions.BaseBuilder<Builder> {
 
 		private final AbstractRedisClient client;
-
-		private String prefix = "redeq";
-
-		private int buckets = 16;
-
-		private long maxPending = 1_000_000;
-
-		private long maxPayloadSize = 512 * 1024;
-
-		private boolean migratorEnabled = true;
-
-		private int batchSize = 1000;
-
-		private Duration sweepInterval = Duration.ofSeconds(1);
-
-		private Duration lockTtl = Duration.ofSeconds(10);
-
-		private int concurrency = 1;
-
-		private Duration timeout = Duration.ofMinutes(5);
-
-		private int maxAttempts = 3;
-
-		private Backoff backoff = Backoff.DEFAULT;
-
-		private boolean blocking = true;
-
-		private Duration pollInterval = Duration.ofSeconds(5);
-
-		private Duration shutdownTimeout = Duration.ofSeconds(20);
-
-		private Duration deadLetterRetention = Duration.ofDays(7);
-
-		private Duration commandTimeout = Duration.ofSeconds(10);
 
 		private @Nullable ObjectMapper payloadMapper;
 
 		private @Nullable MeterRegistry meterRegistry;
-
-		private Duration statsRefreshInterval = Duration.ofSeconds(5);
-
-		private int waitReplicas = 0;
-
-		private Duration waitTimeout = RedeqOptions.DEFAULT_WAIT_TIMEOUT;
 
 		private @Nullable String instanceId;
 
@@ -405,131 +373,12 @@ public final class Redeq implements AutoCloseable {
 			this.client = Objects.requireNonNull(client, "Lettuce client must not be null");
 		}
 
-		/** Namespace of every Redis key ({@code redeq.prefix}). */
-		public Builder prefix(String prefix) {
-			if (prefix == null || !prefix.matches("[A-Za-z0-9._\\-]{1,50}")) {
-				throw new IllegalArgumentException(
-						"redeq.prefix must be 1 to 50 characters from A-Z a-z 0-9 . _ -, but was "
-								+ ((prefix != null) ? "'" + prefix + "'" : "null"));
-			}
-			this.prefix = prefix;
-			return this;
-		}
-
-		/** Number of buckets, a power of two ({@code redeq.buckets}). */
-		public Builder buckets(int buckets) {
-			this.buckets = Validate.powerOfTwo("redeq.buckets", buckets, RedeqOptions.MAX_BUCKETS);
-			return this;
-		}
-
-		/** Pending jobs a topic may hold, 0 for unlimited ({@code redeq.max-pending}). */
-		public Builder maxPending(long maxPending) {
-			this.maxPending = Validate.atLeast("redeq.max-pending", maxPending, 0);
-			return this;
-		}
-
-		/** Largest payload in bytes of JSON ({@code redeq.max-payload-size}). */
-		public Builder maxPayloadSize(long bytes) {
-			this.maxPayloadSize = Validate.atLeast("redeq.max-payload-size", bytes, 1);
-			return this;
-		}
-
-		/** Whether this instance migrates due jobs ({@code redeq.migrator.enabled}). */
-		public Builder migratorEnabled(boolean enabled) {
-			this.migratorEnabled = enabled;
-			return this;
-		}
-
-		/** Jobs moved per migration call ({@code redeq.migrator.batch-size}). */
-		public Builder batchSize(int batchSize) {
-			if (batchSize < 1 || batchSize > 5000) {
-				throw new IllegalArgumentException(
-						"redeq.migrator.batch-size must be between 1 and 5000, but was " + batchSize);
-			}
-			this.batchSize = batchSize;
-			return this;
-		}
-
-		/** Safety wake-up of each bucket ({@code redeq.migrator.sweep-interval}). */
-		public Builder sweepInterval(Duration sweepInterval) {
-			this.sweepInterval = Validate.positive("redeq.migrator.sweep-interval", sweepInterval);
-			return this;
-		}
-
-		/** Lease of a migrator's bucket lock ({@code redeq.migrator.lock-ttl}). */
-		public Builder lockTtl(Duration lockTtl) {
-			Validate.positive("redeq.migrator.lock-ttl", lockTtl);
-			if (lockTtl.toMillis() < 300) {
-				throw new IllegalArgumentException(
-						"redeq.migrator.lock-ttl must be at least 300ms, but was " + lockTtl);
-			}
-			this.lockTtl = lockTtl;
-			return this;
-		}
-
-		/** Default handlers per subscription ({@code redeq.consumer.concurrency}). */
-		public Builder concurrency(int concurrency) {
-			this.concurrency = Validate.atLeast("redeq.consumer.concurrency", concurrency, 1);
-			return this;
-		}
-
-		/** Default lease and handler timeout ({@code redeq.consumer.timeout}). */
-		public Builder timeout(Duration timeout) {
-			this.timeout = Validate.positive("redeq.consumer.timeout", timeout);
-			return this;
-		}
-
-		/** Default deliveries before DEAD ({@code redeq.consumer.max-attempts}). */
-		public Builder maxAttempts(int maxAttempts) {
-			this.maxAttempts = Validate.atLeast("redeq.consumer.max-attempts", maxAttempts, 1);
-			return this;
-		}
-
-		/** Default backoff between attempts ({@code redeq.consumer.backoff.*}). */
-		public Builder backoff(Backoff backoff) {
-			this.backoff = Objects.requireNonNull(backoff, "backoff must not be null");
-			return this;
-		}
-
 		/**
-		 * Whether idle consumers block in Redis with BLPOP
-		 * ({@code redeq.consumer.blocking}).
+		 * Replaces every setting with those of {@code options}; setters called afterwards
+		 * change them further.
 		 */
-		public Builder blocking(boolean blocking) {
-			this.blocking = blocking;
-			return this;
-		}
-
-		/**
-		 * Longest idle wait before a consumer checks the ready lists itself
-		 * ({@code redeq.consumer.poll-interval}).
-		 */
-		public Builder pollInterval(Duration pollInterval) {
-			this.pollInterval = Validate.positive("redeq.consumer.poll-interval", pollInterval);
-			return this;
-		}
-
-		/**
-		 * How long closing waits for running handlers ({@code redeq.shutdown-timeout}).
-		 */
-		public Builder shutdownTimeout(Duration shutdownTimeout) {
-			this.shutdownTimeout = Validate.positiveOrZero("redeq.shutdown-timeout", shutdownTimeout);
-			return this;
-		}
-
-		/** How long dead jobs are kept ({@code redeq.dead-letter.retention}). */
-		public Builder deadLetterRetention(Duration retention) {
-			this.deadLetterRetention = Validate.positive("redeq.dead-letter.retention", retention);
-			return this;
-		}
-
-		/**
-		 * How long a call waits for Redis before RedeqUnavailableException
-		 * ({@code redeq.command-timeout}).
-		 */
-		public Builder commandTimeout(Duration commandTimeout) {
-			this.commandTimeout = Validate.positive("redeq.command-timeout", commandTimeout);
-			return this;
+		public Builder options(RedeqOptions options) {
+			return from(options);
 		}
 
 		/** The Jackson mapper for payloads; a plain JsonMapper when not set. */
@@ -541,40 +390,6 @@ public final class Redeq implements AutoCloseable {
 		/** Where redeq records its meters; none means no metrics and no cost. */
 		public Builder meterRegistry(@Nullable MeterRegistry registry) {
 			this.meterRegistry = registry;
-			return this;
-		}
-
-		/**
-		 * How often the background snapshot behind gauges and health is refreshed
-		 * ({@code redeq.stats-refresh-interval}); one read-only script per bucket each
-		 * time.
-		 */
-		public Builder statsRefreshInterval(Duration interval) {
-			this.statsRefreshInterval = Validate.positive("redeq.stats-refresh-interval", interval);
-			return this;
-		}
-
-		/**
-		 * Replicas that must acknowledge each scheduled job before {@code schedule}
-		 * returns ({@code redeq.durability.wait-replicas}). After the schedule script,
-		 * redeq sends Redis {@code WAIT n timeout} on the connection of the node that ran
-		 * it, and throws {@link RedeqUnavailableException} when fewer replicas
-		 * acknowledged in time (the job was written, but a failover now could lose it;
-		 * scheduling it again under the same id is safe). 0, the default, does not wait:
-		 * replication is asynchronous, and a master that fails before its replica copied
-		 * a job loses it.
-		 */
-		public Builder waitReplicas(int replicas) {
-			this.waitReplicas = Validate.atLeast("redeq.durability.wait-replicas", replicas, 0);
-			return this;
-		}
-
-		/**
-		 * Longest wait for {@link #waitReplicas(int) replicas}
-		 * ({@code redeq.durability.wait-timeout}).
-		 */
-		public Builder waitTimeout(Duration waitTimeout) {
-			this.waitTimeout = Validate.positive("redeq.durability.wait-timeout", waitTimeout);
 			return this;
 		}
 
@@ -608,20 +423,16 @@ public final class Redeq implements AutoCloseable {
 		String instanceId() {
 			if (this.instanceId == null) {
 				// In containers every process may be pid 1: the random part alone must
-				// keep
-				// ids (and so claim tokens and lock owners) apart.
+				// keep ids (and so claim tokens and lock owners) apart.
 				this.instanceId = ProcessHandle.current().pid() + "-"
-						+ java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+						+ UUID.randomUUID().toString().replace("-", "").substring(0, 12);
 			}
 			return this.instanceId;
 		}
 
+		/** The settings as they stand. */
 		public RedeqOptions options() {
-			return new RedeqOptions(this.prefix, this.buckets, this.maxPending, this.maxPayloadSize,
-					this.migratorEnabled, this.batchSize, this.sweepInterval, this.lockTtl, this.concurrency,
-					this.timeout, this.maxAttempts, this.backoff, this.blocking, this.pollInterval,
-					this.shutdownTimeout, this.deadLetterRetention, this.commandTimeout, this.statsRefreshInterval,
-					this.waitReplicas, this.waitTimeout);
+			return buildOptions();
 		}
 
 		/**
@@ -634,19 +445,7 @@ public final class Redeq implements AutoCloseable {
 		 */
 		public long reshard() {
 			RedeqOptions options = options();
-			try (RedisConnections connections = new RedisConnections(this.client)) {
-				ScriptRunner scripts = new ScriptRunner(connections, options.commandTimeout());
-				KeySpace target = new KeySpace(options.prefix(), options.buckets());
-				JobQueries queries = new JobQueries(target, scripts);
-				int recorded = queries.recordOrReadBucketCount(options.buckets());
-				if (recorded == options.buckets()) {
-					return 0;
-				}
-				new FormatUpgrade(new KeySpace(options.prefix(), recorded), scripts).run();
-				long moved = new Resharder(new KeySpace(options.prefix(), recorded), target, scripts).moveAll();
-				queries.recordBucketCount(options.buckets());
-				return moved;
-			}
+			return Resharder.reshard(this.client, options.prefix(), options.buckets(), options.commandTimeout());
 		}
 
 		/**

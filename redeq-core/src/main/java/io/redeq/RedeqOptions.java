@@ -1,61 +1,29 @@
 package io.redeq;
 
 import java.time.Duration;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+import io.redeq.internal.Validate;
 
 /**
- * Every setting of a {@link Redeq} engine, immutable. Built by {@link Redeq.Builder},
- * whose setters are named after the configuration keys ({@code redeq.migrator.batch-size}
- * → {@code batchSize}).
+ * Every setting of a {@link Redeq} engine, immutable. Each default is a {@code DEFAULT_*}
+ * constant of this class, and both the {@link Builder} and the Spring Boot starter's
+ * {@code redeq.*} properties start from them, so no default is written twice. Shaped
+ * after Lettuce's {@code ClientOptions}: {@link #builder()} and {@link #mutate()}, no
+ * public constructor, so a new setting breaks no caller.
  *
- * @param prefix namespace of every Redis key
- * @param buckets number of buckets the delay index is split into, a power of two
- * @param maxPending jobs a topic may hold pending (delayed, ready, in flight); 0 =
- * unlimited
- * @param maxPayloadSize largest serialised payload in bytes
- * @param migratorEnabled whether this instance migrates due jobs
- * @param batchSize jobs moved per migration script call
- * @param sweepInterval longest time a bucket goes unchecked (a safety net; wake-ups are
- * event-driven)
- * @param lockTtl lease of a migrator's bucket lock; a dead instance's buckets are taken
- * over within it
- * @param concurrency default handlers running at once per subscription
- * @param timeout default lease of an in-flight job and handler timeout
- * @param maxAttempts default deliveries before a failing job is DEAD
- * @param backoff default wait between attempts
- * @param blocking whether consumers wait with BLPOP (off for proxies without blocking
- * commands)
- * @param pollInterval longest wait of an idle consumer before it checks the ready queues
- * itself
- * @param shutdownTimeout how long closing waits for running handlers
- * @param deadLetterRetention how long dead jobs are kept
- * @param commandTimeout how long a caller waits for Redis before
- * {@link RedeqUnavailableException}
- * @param statsRefreshInterval how often the snapshot behind gauges and health is
- * refreshed
- * @param waitReplicas replicas that must acknowledge a scheduled job (Redis {@code WAIT})
- * before {@code schedule} returns; 0 (the default) does not wait, and a master failover
- * can then lose jobs that were acknowledged but not yet replicated
- * @param waitTimeout longest time {@code schedule} waits for those replicas
  * @since 0.1.0
  */
-public record RedeqOptions(String prefix, int buckets, long maxPending, long maxPayloadSize, boolean migratorEnabled,
-		int batchSize, Duration sweepInterval, Duration lockTtl, int concurrency, Duration timeout, int maxAttempts,
-		Backoff backoff, boolean blocking, Duration pollInterval, Duration shutdownTimeout,
-		Duration deadLetterRetention, Duration commandTimeout, Duration statsRefreshInterval, int waitReplicas,
-		Duration waitTimeout) {
+public final class RedeqOptions {
 
-	/** Default of {@link #waitTimeout()}. */
-	public static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofSeconds(1);
+	// About 500 lines on purpose: the one place for all twenty settings, each with its
+	// default, its accessor and its validating setter (named after its configuration key:
+	// redeq.migrator.batch-size -> batchSize).
 
-	/** The options without replica acknowledgement ({@code waitReplicas = 0}). */
-	public RedeqOptions(String prefix, int buckets, long maxPending, long maxPayloadSize, boolean migratorEnabled,
-			int batchSize, Duration sweepInterval, Duration lockTtl, int concurrency, Duration timeout, int maxAttempts,
-			Backoff backoff, boolean blocking, Duration pollInterval, Duration shutdownTimeout,
-			Duration deadLetterRetention, Duration commandTimeout, Duration statsRefreshInterval) {
-		this(prefix, buckets, maxPending, maxPayloadSize, migratorEnabled, batchSize, sweepInterval, lockTtl,
-				concurrency, timeout, maxAttempts, backoff, blocking, pollInterval, shutdownTimeout,
-				deadLetterRetention, commandTimeout, statsRefreshInterval, 0, DEFAULT_WAIT_TIMEOUT);
-	}
+	public static final String DEFAULT_PREFIX = "redeq";
+
+	public static final int DEFAULT_BUCKETS = 16;
 
 	/**
 	 * Most buckets supported: enough for 256 cluster masters at the advised 4 buckets
@@ -63,12 +31,497 @@ public record RedeqOptions(String prefix, int buckets, long maxPending, long max
 	 */
 	public static final int MAX_BUCKETS = 1024;
 
+	public static final long DEFAULT_MAX_PENDING = 1_000_000;
+
+	/** 512 KiB, in bytes. */
+	public static final long DEFAULT_MAX_PAYLOAD_SIZE = 512 * 1024;
+
+	public static final boolean DEFAULT_MIGRATOR_ENABLED = true;
+
+	public static final int DEFAULT_BATCH_SIZE = 1000;
+
+	/** Largest {@code batchSize} accepted. */
+	public static final int MAX_BATCH_SIZE = 5000;
+
+	public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(1);
+
+	public static final Duration DEFAULT_LOCK_TTL = Duration.ofSeconds(10);
+
+	/**
+	 * Shortest {@code lockTtl} accepted; the migrator renews its locks every third of it.
+	 */
+	public static final Duration MIN_LOCK_TTL = Duration.ofMillis(300);
+
+	public static final int DEFAULT_CONCURRENCY = 1;
+
+	public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
+
+	public static final int DEFAULT_MAX_ATTEMPTS = 3;
+
+	/** 1 s, doubling, at most 10 min, ± 20 %. */
+	public static final Backoff DEFAULT_BACKOFF = new Backoff(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(10), 0.2);
+
+	public static final boolean DEFAULT_BLOCKING = true;
+
+	public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(5);
+
+	public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(20);
+
+	public static final Duration DEFAULT_DEAD_LETTER_RETENTION = Duration.ofDays(7);
+
+	public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(10);
+
+	public static final Duration DEFAULT_STATS_REFRESH_INTERVAL = Duration.ofSeconds(5);
+
+	public static final int DEFAULT_WAIT_REPLICAS = 0;
+
+	public static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofSeconds(1);
+
+	private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9._\\-]{1,50}");
+
+	private final String prefix;
+
+	private final int buckets;
+
+	private final long maxPending;
+
+	private final long maxPayloadSize;
+
+	private final boolean migratorEnabled;
+
+	private final int batchSize;
+
+	private final Duration sweepInterval;
+
+	private final Duration lockTtl;
+
+	private final int concurrency;
+
+	private final Duration timeout;
+
+	private final int maxAttempts;
+
+	private final Backoff backoff;
+
+	private final boolean blocking;
+
+	private final Duration pollInterval;
+
+	private final Duration shutdownTimeout;
+
+	private final Duration deadLetterRetention;
+
+	private final Duration commandTimeout;
+
+	private final Duration statsRefreshInterval;
+
+	private final int waitReplicas;
+
+	private final Duration waitTimeout;
+
+	private RedeqOptions(BaseBuilder<?> builder) {
+		this.prefix = builder.prefix;
+		this.buckets = builder.buckets;
+		this.maxPending = builder.maxPending;
+		this.maxPayloadSize = builder.maxPayloadSize;
+		this.migratorEnabled = builder.migratorEnabled;
+		this.batchSize = builder.batchSize;
+		this.sweepInterval = builder.sweepInterval;
+		this.lockTtl = builder.lockTtl;
+		this.concurrency = builder.concurrency;
+		this.timeout = builder.timeout;
+		this.maxAttempts = builder.maxAttempts;
+		this.backoff = builder.backoff;
+		this.blocking = builder.blocking;
+		this.pollInterval = builder.pollInterval;
+		this.shutdownTimeout = builder.shutdownTimeout;
+		this.deadLetterRetention = builder.deadLetterRetention;
+		this.commandTimeout = builder.commandTimeout;
+		this.statsRefreshInterval = builder.statsRefreshInterval;
+		this.waitReplicas = builder.waitReplicas;
+		this.waitTimeout = builder.waitTimeout;
+	}
+
+	/** A builder holding every default. */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	/** A builder holding these options, to change some of them. */
+	public Builder mutate() {
+		return new Builder().from(this);
+	}
+
+	public String prefix() {
+		return this.prefix;
+	}
+
+	public int buckets() {
+		return this.buckets;
+	}
+
+	public long maxPending() {
+		return this.maxPending;
+	}
+
+	public long maxPayloadSize() {
+		return this.maxPayloadSize;
+	}
+
+	public boolean migratorEnabled() {
+		return this.migratorEnabled;
+	}
+
+	public int batchSize() {
+		return this.batchSize;
+	}
+
+	public Duration sweepInterval() {
+		return this.sweepInterval;
+	}
+
+	public Duration lockTtl() {
+		return this.lockTtl;
+	}
+
+	public int concurrency() {
+		return this.concurrency;
+	}
+
+	public Duration timeout() {
+		return this.timeout;
+	}
+
+	public int maxAttempts() {
+		return this.maxAttempts;
+	}
+
+	public Backoff backoff() {
+		return this.backoff;
+	}
+
+	public boolean blocking() {
+		return this.blocking;
+	}
+
+	public Duration pollInterval() {
+		return this.pollInterval;
+	}
+
+	public Duration shutdownTimeout() {
+		return this.shutdownTimeout;
+	}
+
+	public Duration deadLetterRetention() {
+		return this.deadLetterRetention;
+	}
+
+	public Duration commandTimeout() {
+		return this.commandTimeout;
+	}
+
+	public Duration statsRefreshInterval() {
+		return this.statsRefreshInterval;
+	}
+
+	public int waitReplicas() {
+		return this.waitReplicas;
+	}
+
+	public Duration waitTimeout() {
+		return this.waitTimeout;
+	}
+
 	/**
 	 * Capacity each bucket enforces for one topic, so that a topic's total stays within
 	 * {@code maxPending} without summing all buckets on every schedule.
 	 */
 	public long capacityPerBucket() {
 		return (this.maxPending == 0) ? 0 : Math.max(1, (this.maxPending + this.buckets - 1) / this.buckets);
+	}
+
+	@Override
+	public String toString() {
+		return "RedeqOptions[prefix=" + this.prefix + ", buckets=" + this.buckets + ", maxPending=" + this.maxPending
+				+ ", maxPayloadSize=" + this.maxPayloadSize + ", migratorEnabled=" + this.migratorEnabled
+				+ ", batchSize=" + this.batchSize + ", sweepInterval=" + this.sweepInterval + ", lockTtl="
+				+ this.lockTtl + ", concurrency=" + this.concurrency + ", timeout=" + this.timeout + ", maxAttempts="
+				+ this.maxAttempts + ", backoff=" + this.backoff + ", blocking=" + this.blocking + ", pollInterval="
+				+ this.pollInterval + ", shutdownTimeout=" + this.shutdownTimeout + ", deadLetterRetention="
+				+ this.deadLetterRetention + ", commandTimeout=" + this.commandTimeout + ", statsRefreshInterval="
+				+ this.statsRefreshInterval + ", waitReplicas=" + this.waitReplicas + ", waitTimeout="
+				+ this.waitTimeout + "]";
+	}
+
+	/** Builder of {@link RedeqOptions}, starting from the defaults. */
+	public static final class Builder extends BaseBuilder<Builder> {
+
+		private Builder() {
+		}
+
+		public RedeqOptions build() {
+			return buildOptions();
+		}
+
+	}
+
+	/**
+	 * The setters of every setting, shared by {@link Builder} and {@link Redeq.Builder}
+	 * so that each exists once; {@code B} is the builder they return. Each setter is
+	 * named after its configuration key and refuses a value outside what is allowed with
+	 * an {@link IllegalArgumentException} that names the key, the value and the limit.
+	 *
+	 * @param <B> the concrete builder
+	 */
+	public abstract static class BaseBuilder<B extends BaseBuilder<B>> {
+
+		private String prefix = DEFAULT_PREFIX;
+
+		private int buckets = DEFAULT_BUCKETS;
+
+		private long maxPending = DEFAULT_MAX_PENDING;
+
+		private long maxPayloadSize = DEFAULT_MAX_PAYLOAD_SIZE;
+
+		private boolean migratorEnabled = DEFAULT_MIGRATOR_ENABLED;
+
+		private int batchSize = DEFAULT_BATCH_SIZE;
+
+		private Duration sweepInterval = DEFAULT_SWEEP_INTERVAL;
+
+		private Duration lockTtl = DEFAULT_LOCK_TTL;
+
+		private int concurrency = DEFAULT_CONCURRENCY;
+
+		private Duration timeout = DEFAULT_TIMEOUT;
+
+		private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+
+		private Backoff backoff = DEFAULT_BACKOFF;
+
+		private boolean blocking = DEFAULT_BLOCKING;
+
+		private Duration pollInterval = DEFAULT_POLL_INTERVAL;
+
+		private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
+
+		private Duration deadLetterRetention = DEFAULT_DEAD_LETTER_RETENTION;
+
+		private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+
+		private Duration statsRefreshInterval = DEFAULT_STATS_REFRESH_INTERVAL;
+
+		private int waitReplicas = DEFAULT_WAIT_REPLICAS;
+
+		private Duration waitTimeout = DEFAULT_WAIT_TIMEOUT;
+
+		BaseBuilder() {
+		}
+
+		@SuppressWarnings("unchecked")
+		private B self() {
+			return (B) this;
+		}
+
+		/**
+		 * Namespace of every Redis key ({@code redeq.prefix}); applications sharing a
+		 * prefix share queues.
+		 */
+		public B prefix(String prefix) {
+			this.prefix = Validate.matches("redeq.prefix", prefix, PREFIX, "1 to 50 characters from A-Z a-z 0-9 . _ -");
+			return self();
+		}
+
+		/**
+		 * Number of buckets the delay index is split into, a power of two up to
+		 * {@link #MAX_BUCKETS} ({@code redeq.buckets}).
+		 */
+		public B buckets(int buckets) {
+			this.buckets = Validate.powerOfTwo("redeq.buckets", buckets, MAX_BUCKETS);
+			return self();
+		}
+
+		/**
+		 * Jobs a topic may hold pending (delayed, ready, in flight), 0 for unlimited
+		 * ({@code redeq.max-pending}).
+		 */
+		public B maxPending(long maxPending) {
+			this.maxPending = Validate.atLeast("redeq.max-pending", maxPending, 0);
+			return self();
+		}
+
+		/** Largest serialised payload in bytes ({@code redeq.max-payload-size}). */
+		public B maxPayloadSize(long bytes) {
+			this.maxPayloadSize = Validate.atLeast("redeq.max-payload-size", bytes, 1);
+			return self();
+		}
+
+		/** Whether this instance migrates due jobs ({@code redeq.migrator.enabled}). */
+		public B migratorEnabled(boolean enabled) {
+			this.migratorEnabled = enabled;
+			return self();
+		}
+
+		/** Jobs moved per migration script call ({@code redeq.migrator.batch-size}). */
+		public B batchSize(int batchSize) {
+			this.batchSize = Validate.between("redeq.migrator.batch-size", batchSize, 1, MAX_BATCH_SIZE);
+			return self();
+		}
+
+		/**
+		 * Longest time a bucket goes unchecked ({@code redeq.migrator.sweep-interval}); a
+		 * safety net, since wake-ups are event-driven.
+		 */
+		public B sweepInterval(Duration sweepInterval) {
+			this.sweepInterval = Validate.positive("redeq.migrator.sweep-interval", sweepInterval);
+			return self();
+		}
+
+		/**
+		 * Lease of a migrator's bucket lock ({@code redeq.migrator.lock-ttl}); a dead
+		 * instance's buckets are taken over within it.
+		 */
+		public B lockTtl(Duration lockTtl) {
+			this.lockTtl = Validate.atLeast("redeq.migrator.lock-ttl", lockTtl, MIN_LOCK_TTL);
+			return self();
+		}
+
+		/**
+		 * Default number of handlers running at once per subscription
+		 * ({@code redeq.consumer.concurrency}).
+		 */
+		public B concurrency(int concurrency) {
+			this.concurrency = Validate.atLeast("redeq.consumer.concurrency", concurrency, 1);
+			return self();
+		}
+
+		/**
+		 * Default lease of an in-flight job and handler timeout
+		 * ({@code redeq.consumer.timeout}).
+		 */
+		public B timeout(Duration timeout) {
+			this.timeout = Validate.positive("redeq.consumer.timeout", timeout);
+			return self();
+		}
+
+		/**
+		 * Default deliveries before a failing job is DEAD
+		 * ({@code redeq.consumer.max-attempts}).
+		 */
+		public B maxAttempts(int maxAttempts) {
+			this.maxAttempts = Validate.atLeast("redeq.consumer.max-attempts", maxAttempts, 1);
+			return self();
+		}
+
+		/** Default wait between attempts ({@code redeq.consumer.backoff.*}). */
+		public B backoff(Backoff backoff) {
+			this.backoff = Objects.requireNonNull(backoff, "backoff must not be null");
+			return self();
+		}
+
+		/**
+		 * Whether idle consumers wait in Redis with BLPOP
+		 * ({@code redeq.consumer.blocking}); off for proxies without blocking commands.
+		 */
+		public B blocking(boolean blocking) {
+			this.blocking = blocking;
+			return self();
+		}
+
+		/**
+		 * Longest wait of an idle consumer before it checks the ready queues itself
+		 * ({@code redeq.consumer.poll-interval}).
+		 */
+		public B pollInterval(Duration pollInterval) {
+			this.pollInterval = Validate.positive("redeq.consumer.poll-interval", pollInterval);
+			return self();
+		}
+
+		/**
+		 * How long closing waits for running handlers ({@code redeq.shutdown-timeout}).
+		 */
+		public B shutdownTimeout(Duration shutdownTimeout) {
+			this.shutdownTimeout = Validate.positiveOrZero("redeq.shutdown-timeout", shutdownTimeout);
+			return self();
+		}
+
+		/** How long dead jobs are kept ({@code redeq.dead-letter.retention}). */
+		public B deadLetterRetention(Duration retention) {
+			this.deadLetterRetention = Validate.positive("redeq.dead-letter.retention", retention);
+			return self();
+		}
+
+		/**
+		 * How long a call waits for Redis before {@link RedeqUnavailableException}
+		 * ({@code redeq.command-timeout}).
+		 */
+		public B commandTimeout(Duration commandTimeout) {
+			this.commandTimeout = Validate.positive("redeq.command-timeout", commandTimeout);
+			return self();
+		}
+
+		/**
+		 * How often the background snapshot behind gauges and health is refreshed
+		 * ({@code redeq.stats-refresh-interval}); one read-only script per bucket each
+		 * time.
+		 */
+		public B statsRefreshInterval(Duration interval) {
+			this.statsRefreshInterval = Validate.positive("redeq.stats-refresh-interval", interval);
+			return self();
+		}
+
+		/**
+		 * Replicas that must acknowledge each scheduled job before {@code schedule}
+		 * returns ({@code redeq.durability.wait-replicas}). After the schedule script,
+		 * redeq sends Redis {@code WAIT n timeout} on the connection of the node that ran
+		 * it, and throws {@link RedeqUnavailableException} when fewer replicas
+		 * acknowledged in time (the job was written, but a failover now could lose it;
+		 * scheduling it again under the same id is safe). 0 does not wait: replication is
+		 * asynchronous, and a master that fails before its replica copied a job loses it.
+		 */
+		public B waitReplicas(int replicas) {
+			this.waitReplicas = Validate.atLeast("redeq.durability.wait-replicas", replicas, 0);
+			return self();
+		}
+
+		/**
+		 * Longest wait for {@link #waitReplicas(int) replicas}
+		 * ({@code redeq.durability.wait-timeout}).
+		 */
+		public B waitTimeout(Duration waitTimeout) {
+			this.waitTimeout = Validate.positive("redeq.durability.wait-timeout", waitTimeout);
+			return self();
+		}
+
+		/** Takes every setting of {@code options}, already valid. */
+		B from(RedeqOptions options) {
+			this.prefix = options.prefix;
+			this.buckets = options.buckets;
+			this.maxPending = options.maxPending;
+			this.maxPayloadSize = options.maxPayloadSize;
+			this.migratorEnabled = options.migratorEnabled;
+			this.batchSize = options.batchSize;
+			this.sweepInterval = options.sweepInterval;
+			this.lockTtl = options.lockTtl;
+			this.concurrency = options.concurrency;
+			this.timeout = options.timeout;
+			this.maxAttempts = options.maxAttempts;
+			this.backoff = options.backoff;
+			this.blocking = options.blocking;
+			this.pollInterval = options.pollInterval;
+			this.shutdownTimeout = options.shutdownTimeout;
+			this.deadLetterRetention = options.deadLetterRetention;
+			this.commandTimeout = options.commandTimeout;
+			this.statsRefreshInterval = options.statsRefreshInterval;
+			this.waitReplicas = options.waitReplicas;
+			this.waitTimeout = options.waitTimeout;
+			return self();
+		}
+
+		RedeqOptions buildOptions() {
+			return new RedeqOptions(this);
+		}
+
 	}
 
 }

@@ -10,13 +10,14 @@ import org.junit.jupiter.api.Test;
 
 import io.redeq.test.RedisTest;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 /**
- * Bad input at the entry points not covered elsewhere: the builder, subscribe, admin and
- * backoff. Every refusal names the value and what is allowed.
+ * Bad input at the entry points not covered elsewhere: the builder, subscribe and admin.
+ * Every refusal names the value and what is allowed.
  */
 @RedisTest
 class BadInputIntegrationTests {
@@ -40,62 +41,24 @@ class BadInputIntegrationTests {
 	}
 
 	@Test
-	void builderRefusesEveryOutOfRangeSetting() {
+	void builderRefusesOutOfRangeSettingsAndABadInstanceId() {
+		// Each setting's rule is tested in RedeqOptionsTests; the engine's builder shares
+		// its setters.
 		Redeq.Builder builder = Redeq.builder(this.lettuce);
 		assertThatIllegalArgumentException().isThrownBy(() -> builder.buckets(10))
 			.withMessage("redeq.buckets must be a power of two between 1 and 1024, but was 10");
-		assertThatIllegalArgumentException().isThrownBy(() -> builder.buckets(2048)).withMessageContaining("2048");
-		assertThatIllegalArgumentException().isThrownBy(() -> builder.prefix("a b"))
-			.withMessageContaining("redeq.prefix")
-			.withMessageContaining("'a b'");
-		assertThatIllegalArgumentException().isThrownBy(() -> builder.maxPending(-1))
-			.withMessageContaining("redeq.max-pending")
-			.withMessageContaining("-1");
-		assertThatIllegalArgumentException().isThrownBy(() -> builder.maxPayloadSize(0))
-			.withMessageContaining("redeq.max-payload-size");
-		assertThatIllegalArgumentException().isThrownBy(() -> builder.batchSize(0))
-			.withMessageContaining("redeq.migrator.batch-size")
-			.withMessageContaining("5000");
-		assertThatIllegalArgumentException().isThrownBy(() -> builder.sweepInterval(Duration.ofSeconds(-1)))
-			.withMessageContaining("redeq.migrator.sweep-interval")
-			.withMessageContaining("PT-1S");
-		assertThatIllegalArgumentException().isThrownBy(() -> builder.lockTtl(Duration.ofMillis(100)))
-			.withMessageContaining("redeq.migrator.lock-ttl")
-			.withMessageContaining("300ms");
-		assertThatIllegalArgumentException().isThrownBy(() -> builder.concurrency(0))
-			.withMessageContaining("redeq.consumer.concurrency must be at least 1, but was 0");
-		assertThatIllegalArgumentException().isThrownBy(() -> builder.timeout(Duration.ZERO))
-			.withMessageContaining("redeq.consumer.timeout");
-		assertThatIllegalArgumentException().isThrownBy(() -> builder.maxAttempts(0))
-			.withMessageContaining("redeq.consumer.max-attempts");
-		assertThatIllegalArgumentException().isThrownBy(() -> builder.shutdownTimeout(Duration.ofSeconds(-5)))
-			.withMessageContaining("redeq.shutdown-timeout");
-		assertThatIllegalArgumentException().isThrownBy(() -> builder.deadLetterRetention(Duration.ZERO))
-			.withMessageContaining("redeq.dead-letter.retention");
-		assertThatIllegalArgumentException().isThrownBy(() -> builder.commandTimeout(Duration.ZERO))
-			.withMessageContaining("redeq.command-timeout");
 		assertThatIllegalArgumentException().isThrownBy(() -> builder.instanceId("a:b"))
 			.withMessageContaining("instanceId");
 		assertThatNullPointerException().isThrownBy(() -> Redeq.builder(null)).withMessageContaining("Lettuce client");
 	}
 
 	@Test
-	void backoffRefusesNonsense() {
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new Backoff(Duration.ofSeconds(1), 0.5, Duration.ofMinutes(1), 0.2))
-			.withMessageContaining("multiplier")
-			.withMessageContaining("0.5");
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new Backoff(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(1), 1.5))
-			.withMessageContaining("jitter")
-			.withMessageContaining("1.5");
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new Backoff(Duration.ofMinutes(2), 2.0, Duration.ofMinutes(1), 0.2))
-			.withMessageContaining("max")
-			.withMessageContaining("PT1M");
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new Backoff(Duration.ofSeconds(-1), 2.0, Duration.ofMinutes(1), 0.2))
-			.withMessageContaining("initial");
+	void builderStartsFromGivenOptionsAndAppliesLaterSetters() {
+		RedeqOptions given = RedeqOptions.builder().prefix("given").buckets(4).build();
+		RedeqOptions built = Redeq.builder(this.lettuce).options(given).concurrency(3).options();
+		assertThat(built.prefix()).isEqualTo("given");
+		assertThat(built.buckets()).isEqualTo(4);
+		assertThat(built.concurrency()).isEqualTo(3);
 	}
 
 	@Test
@@ -135,9 +98,7 @@ class BadInputIntegrationTests {
 			.isThrownBy(() -> this.redeq.client()
 				.scheduleAll(List.of(Job.builder("ok").payload(1).build(), Job.builder("not ok").payload(2).build())))
 			.withMessageContaining("'not ok'");
-		org.assertj.core.api.Assertions.assertThat(admin.topics())
-			.as("nothing of a refused batch was written")
-			.doesNotContain("ok");
+		assertThat(admin.topics()).as("nothing of a refused batch was written").doesNotContain("ok");
 	}
 
 }

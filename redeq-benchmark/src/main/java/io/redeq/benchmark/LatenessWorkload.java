@@ -3,6 +3,7 @@ package io.redeq.benchmark;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -54,7 +55,7 @@ final class LatenessWorkload {
 			throws InterruptedException {
 		Options options = this.harness.options;
 		int total = (int) Math.min(Integer.MAX_VALUE - 1, (long) rate * options.seconds);
-		String namespace = this.harness.fresh(name.toLowerCase(java.util.Locale.ROOT));
+		String namespace = this.harness.fresh(name.toLowerCase(Locale.ROOT));
 		RedisClock clock = this.harness.clock();
 		Tracker tracker = new Tracker(total, clock);
 		try (QueueUnderTest queue = contender.open(namespace, tracker)) {
@@ -179,8 +180,7 @@ final class LatenessWorkload {
 					long owed = Math.min(share, (long) ((System.nanoTime() - start) * perThreadRate / 1e9) + 1);
 					if (owed <= mine) {
 						// Sleep until the next job is owed: polling would cost this JVM
-						// CPU
-						// that the client CPU per job would count.
+						// CPU that the client CPU per job would count.
 						long nextAt = start + (long) (mine * 1e9 / perThreadRate);
 						LockSupport.parkNanos(Math.min(200_000_000L, Math.max(10_000, nextAt - System.nanoTime())));
 						continue;

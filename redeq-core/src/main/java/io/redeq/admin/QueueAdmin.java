@@ -25,12 +25,9 @@ public final class QueueAdmin implements RedeqAdmin {
 
 	private final JobQueries queries;
 
-	private final Runnable onRequeue;
-
-	public QueueAdmin(RedisJobStore store, JobQueries queries, Runnable onRequeue) {
+	public QueueAdmin(RedisJobStore store, JobQueries queries) {
 		this.store = store;
 		this.queries = queries;
-		this.onRequeue = onRequeue;
 	}
 
 	@Override
@@ -47,9 +44,7 @@ public final class QueueAdmin implements RedeqAdmin {
 	public List<DeadJob> deadJobs(String topic, int offset, int limit) {
 		Validate.topic(topic);
 		Validate.atLeast("offset", offset, 0);
-		if (limit < 1 || limit > MAX_PAGE) {
-			throw new IllegalArgumentException("limit must be between 1 and " + MAX_PAGE + ", but was " + limit);
-		}
+		Validate.between("limit", limit, 1, MAX_PAGE);
 		return this.queries.deadJobs(topic, offset, limit);
 	}
 
@@ -61,7 +56,6 @@ public final class QueueAdmin implements RedeqAdmin {
 		boolean requeued = this.store.requeueDead(bucket, topic, jobKey, 1) == 1;
 		if (requeued) {
 			this.store.signal(topic, bucket);
-			this.onRequeue.run();
 		}
 		return requeued;
 	}
@@ -82,9 +76,6 @@ public final class QueueAdmin implements RedeqAdmin {
 				this.store.signal(topic, bucket);
 			}
 			total += inBucket;
-		}
-		if (total > 0) {
-			this.onRequeue.run();
 		}
 		return total;
 	}

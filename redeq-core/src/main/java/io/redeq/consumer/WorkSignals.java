@@ -136,10 +136,9 @@ final class WorkSignals {
 			connection = this.store.scripts().connections().connectDedicated();
 			this.blockingConnection = connection;
 			// close() sets closed before it reads the connection, and we publish the
-			// connection before
-			// reading closed: whichever runs second sees the other, so a close that raced
-			// the first
-			// BLPOP still cuts it short instead of waiting a poll interval.
+			// connection before reading closed: whichever runs second sees the other, so
+			// a close that raced the first BLPOP still cuts it short instead of waiting a
+			// poll interval.
 			if (this.closed) {
 				this.store.scripts().connections().close(connection);
 			}

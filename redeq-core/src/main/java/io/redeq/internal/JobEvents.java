@@ -30,10 +30,6 @@ public interface JobEvents {
 	default void dead(String topic) {
 	}
 
-	/** The migrator made {@code count} jobs of a topic READY in a bucket. */
-	default void ready(String topic, int bucket, int count) {
-	}
-
 	/**
 	 * One migrate call moved {@code migrated} due jobs and reclaimed {@code reclaimed}
 	 * expired leases.

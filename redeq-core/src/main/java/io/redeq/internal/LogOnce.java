@@ -31,8 +31,4 @@ public final class LogOnce {
 		}
 	}
 
-	public boolean isFailing() {
-		return this.failing;
-	}
-
 }

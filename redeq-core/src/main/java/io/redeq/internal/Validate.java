@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Checks of user input, each failing with an {@link IllegalArgumentException} that names
- * the value and what is allowed.
+ * the value and what is allowed. The checks of settings throw its subclass
+ * {@link InvalidValueException}, which keeps the name, the value and the reason apart.
  */
 public final class Validate {
 
@@ -100,36 +101,74 @@ public final class Validate {
 
 	public static Duration positive(String name, @Nullable Duration value) {
 		if (value == null || value.isNegative() || value.isZero()) {
-			throw new IllegalArgumentException(name + " must be a positive duration, but was " + value);
+			throw new InvalidValueException(name, value, "must be a positive duration");
 		}
 		return value;
 	}
 
 	public static Duration positiveOrZero(String name, @Nullable Duration value) {
 		if (value == null || value.isNegative()) {
-			throw new IllegalArgumentException(name + " must be zero or a positive duration, but was " + value);
+			throw new InvalidValueException(name, value, "must be zero or a positive duration");
+		}
+		return value;
+	}
+
+	/** A duration of at least {@code min}, a whole number of milliseconds. */
+	public static Duration atLeast(String name, @Nullable Duration value, Duration min) {
+		Duration positive = positive(name, value);
+		if (positive.compareTo(min) < 0) {
+			throw new InvalidValueException(name, value, "must be at least " + min.toMillis() + "ms");
+		}
+		return positive;
+	}
+
+	/** A duration no longer than {@code max}; {@code what} says what the limit is. */
+	public static Duration atMost(String name, Duration value, Duration max, String what) {
+		if (value.compareTo(max) > 0) {
+			throw new InvalidValueException(name, value, "must be at most " + max + " (" + what + ")");
 		}
 		return value;
 	}
 
 	public static int atLeast(String name, int value, int min) {
 		if (value < min) {
-			throw new IllegalArgumentException(name + " must be at least " + min + ", but was " + value);
+			throw new InvalidValueException(name, value, "must be at least " + min);
 		}
 		return value;
 	}
 
 	public static long atLeast(String name, long value, long min) {
 		if (value < min) {
-			throw new IllegalArgumentException(name + " must be at least " + min + ", but was " + value);
+			throw new InvalidValueException(name, value, "must be at least " + min);
+		}
+		return value;
+	}
+
+	public static int between(String name, int value, int min, int max) {
+		if (value < min || value > max) {
+			throw new InvalidValueException(name, value, "must be between " + min + " and " + max);
+		}
+		return value;
+	}
+
+	public static double between(String name, double value, double min, double max) {
+		if (!(value >= min && value <= max)) {
+			throw new InvalidValueException(name, value, "must be between " + min + " and " + max);
 		}
 		return value;
 	}
 
 	public static int powerOfTwo(String name, int value, int max) {
 		if (value < 1 || value > max || Integer.bitCount(value) != 1) {
-			throw new IllegalArgumentException(
-					name + " must be a power of two between 1 and " + max + ", but was " + value);
+			throw new InvalidValueException(name, value, "must be a power of two between 1 and " + max);
+		}
+		return value;
+	}
+
+	/** A name made of {@code pattern}; {@code allowed} says so in words. */
+	public static String matches(String name, @Nullable String value, Pattern pattern, String allowed) {
+		if (value == null || !pattern.matcher(value).matches()) {
+			throw new InvalidValueException(name, value, "must be " + allowed);
 		}
 		return value;
 	}

@@ -5,8 +5,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -39,9 +41,9 @@ public final class SnapshotRefresher {
 
 	private final Supplier<List<Integer>> ownedBuckets;
 
-	private final Supplier<java.util.Set<String>> subscribedTopics;
+	private final Supplier<Set<String>> subscribedTopics;
 
-	private final List<Consumer<RedeqSnapshot>> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+	private final List<Consumer<RedeqSnapshot>> listeners = new CopyOnWriteArrayList<>();
 
 	private final AtomicBoolean started = new AtomicBoolean();
 
@@ -50,7 +52,7 @@ public final class SnapshotRefresher {
 	private volatile RedeqSnapshot latest = RedeqSnapshot.empty();
 
 	public SnapshotRefresher(RedisJobStore store, ScheduledExecutorService timers, Duration interval,
-			Supplier<List<Integer>> ownedBuckets, Supplier<java.util.Set<String>> subscribedTopics) {
+			Supplier<List<Integer>> ownedBuckets, Supplier<Set<String>> subscribedTopics) {
 		this.store = store;
 		this.timers = timers;
 		this.interval = interval;

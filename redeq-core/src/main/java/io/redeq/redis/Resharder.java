@@ -1,9 +1,13 @@
 package io.redeq.redis;
 
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.MapScanCursor;
+import io.lettuce.core.Range;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -32,6 +36,28 @@ public final class Resharder {
 		this.from = from;
 		this.to = to;
 		this.scripts = scripts;
+	}
+
+	/**
+	 * Moves every job of a prefix from the bucket count recorded in Redis to
+	 * {@code buckets}, then records the new count; what {@code Redeq.Builder.reshard()}
+	 * runs.
+	 * @return the number of jobs moved to another bucket
+	 */
+	public static long reshard(AbstractRedisClient client, String prefix, int buckets, Duration commandTimeout) {
+		try (RedisConnections connections = new RedisConnections(client)) {
+			ScriptRunner scripts = new ScriptRunner(connections, commandTimeout);
+			KeySpace target = new KeySpace(prefix, buckets);
+			JobQueries queries = new JobQueries(target, scripts);
+			int recorded = queries.recordOrReadBucketCount(buckets);
+			if (recorded == buckets) {
+				return 0;
+			}
+			new FormatUpgrade(new KeySpace(prefix, recorded), scripts).run();
+			long moved = new Resharder(new KeySpace(prefix, recorded), target, scripts).moveAll();
+			queries.recordBucketCount(buckets);
+			return moved;
+		}
 	}
 
 	/**
@@ -66,8 +92,7 @@ public final class Resharder {
 		List<String> time = this.scripts.await(commands.time(), "read the Redis clock");
 		long now = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
 		List<String> live = this.scripts.await(
-				commands.zrangebyscore(this.from.instancesKey(),
-						io.lettuce.core.Range.create((double) now, Double.POSITIVE_INFINITY)),
+				commands.zrangebyscore(this.from.instancesKey(), Range.create((double) now, Double.POSITIVE_INFINITY)),
 				"list running instances");
 		if (!live.isEmpty()) {
 			throw new IllegalStateException("Cannot reshard prefix '" + this.from.prefix() + "' while " + live.size()
@@ -157,7 +182,7 @@ public final class Resharder {
 
 	private static String[] keys(KeySpace space, int bucket, String topic) {
 		String[] fixed = space.bucketKeys(bucket);
-		String[] all = java.util.Arrays.copyOf(fixed, fixed.length + 2);
+		String[] all = Arrays.copyOf(fixed, fixed.length + 2);
 		all[fixed.length] = space.readyKey(bucket, topic);
 		all[fixed.length + 1] = space.deadKey(bucket, topic);
 		return all;
@@ -179,7 +204,7 @@ public final class Resharder {
 			return;
 		}
 		List<String> topics = this.scripts.await(commands.hkeys(this.from.countKey(bucket)), "reshard topics");
-		java.util.List<String> doomed = new java.util.ArrayList<>(List.of(this.from.bucketKeys(bucket)));
+		List<String> doomed = new ArrayList<>(List.of(this.from.bucketKeys(bucket)));
 		for (String field : topics) {
 			if (field.indexOf(':') < 0 && !field.startsWith("~")) {
 				doomed.add(this.from.readyKey(bucket, field));

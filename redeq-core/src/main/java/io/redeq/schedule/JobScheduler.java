@@ -6,10 +6,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 
 import org.jspecify.annotations.Nullable;
@@ -68,14 +70,12 @@ public final class JobScheduler implements RedeqClient {
 
 	@Override
 	public String schedule(String topic, @Nullable Object payload, Duration delay) {
-		return schedule(
-				Job.builder(topic).payload(payload).delay(Validate.delay(String.valueOf(topic), delay)).build());
+		return schedule(Job.builder(topic).payload(payload).delay(delay).build());
 	}
 
 	@Override
 	public String scheduleAt(String topic, @Nullable Object payload, Instant dueAt) {
-		return schedule(
-				Job.builder(topic).payload(payload).dueAt(Validate.dueAt(String.valueOf(topic), dueAt)).build());
+		return schedule(Job.builder(topic).payload(payload).dueAt(dueAt).build());
 	}
 
 	@Override
@@ -116,7 +116,7 @@ public final class JobScheduler implements RedeqClient {
 			}
 		}
 		RedeqException firstFailure = null;
-		java.util.Set<Integer> written = new java.util.LinkedHashSet<>();
+		Set<Integer> written = new LinkedHashSet<>();
 		for (Call call : calls) {
 			List<ScheduleOutcome> outcomes = this.store.scripts()
 				.await(call.reply(), "schedule " + call.jobs().size() + " jobs");

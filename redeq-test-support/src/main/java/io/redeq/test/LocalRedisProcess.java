@@ -73,9 +73,8 @@ final class LocalRedisProcess implements RedisBackend {
 		}
 		catch (PortTakenException ex) {
 			// Another process took the port between our probe and redis-server's bind. On
-			// a first
-			// start any port will do, so try once more; a restart must keep its port, so
-			// it fails.
+			// a first start any port will do, so try once more; a restart must keep its
+			// port, so it fails.
 			if (!firstStart) {
 				throw new IllegalStateException(ex.getMessage(), ex);
 			}

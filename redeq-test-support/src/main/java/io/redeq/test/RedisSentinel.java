@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
@@ -220,7 +221,7 @@ public final class RedisSentinel implements AutoCloseable {
 		this.servers.clear();
 		if (this.configDir != null) {
 			try (var files = Files.walk(this.configDir)) {
-				files.sorted(java.util.Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
+				files.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
 			}
 			catch (IOException | UncheckedIOException ex) {
 				// a temp dir; a failed delete must not fail a test

@@ -125,8 +125,7 @@ public final class SlotMigration {
 			this.target.call("CLUSTER", "SETSLOT", String.valueOf(this.slot), "NODE", targetId);
 			try {
 				// Refused while the source still holds keys of the slot: a client may
-				// have
-				// written one since we listed them. Then move again.
+				// have written one since we listed them. Then move again.
 				this.source.call("CLUSTER", "SETSLOT", String.valueOf(this.slot), "NODE", targetId);
 			}
 			catch (UncheckedIOException ex) {

@@ -172,8 +172,7 @@ public final class TextbookDelayQueue implements AutoCloseable {
 					}
 					String id = popped.getValue();
 					// Take the payload and drop it in one round trip: there is no ack,
-					// the
-					// job left Redis when it was popped.
+					// the job left Redis when it was popped.
 					RedisAsyncCommands<String, String> redis = this.connection.async();
 					RedisFuture<String> payload = redis.hget(payloads, id);
 					RedisFuture<Long> deleted = redis.hdel(payloads, id);

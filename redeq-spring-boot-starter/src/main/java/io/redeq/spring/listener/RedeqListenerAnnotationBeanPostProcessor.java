@@ -56,7 +56,8 @@ public class RedeqListenerAnnotationBeanPostProcessor
 	/** The bean name under which the starter registers this post-processor. */
 	public static final String BEAN_NAME = "io.redeq.spring.listener.internalRedeqListenerAnnotationProcessor";
 
-	private final Map<Class<?>, List<Method>> typeCache = new ConcurrentHashMap<>();
+	/** Each class scanned once, its annotations merged once. */
+	private final Map<Class<?>, List<AnnotatedMethod>> typeCache = new ConcurrentHashMap<>();
 
 	private final List<ListenerMethod> pending = new ArrayList<>();
 
@@ -79,8 +80,8 @@ public class RedeqListenerAnnotationBeanPostProcessor
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
 		Class<?> targetClass = AopUtils.getTargetClass(bean);
-		List<Method> methods = this.typeCache.computeIfAbsent(targetClass, this::findListenerMethods);
-		for (Method method : methods) {
+		List<AnnotatedMethod> methods = this.typeCache.computeIfAbsent(targetClass, this::findListenerMethods);
+		for (AnnotatedMethod method : methods) {
 			ListenerMethod listener = resolve(bean, beanName, targetClass, method);
 			synchronized (this.pending) {
 				if (this.registry != null) {
@@ -94,15 +95,17 @@ public class RedeqListenerAnnotationBeanPostProcessor
 		return bean;
 	}
 
-	private List<Method> findListenerMethods(Class<?> targetClass) {
-		Map<Method, MergedAnnotation<RedeqListener>> found = MethodIntrospector.selectMethods(targetClass,
-				(MethodIntrospector.MetadataLookup<MergedAnnotation<RedeqListener>>) (method) -> {
+	private List<AnnotatedMethod> findListenerMethods(Class<?> targetClass) {
+		Map<Method, RedeqListener> found = MethodIntrospector.selectMethods(targetClass,
+				(MethodIntrospector.MetadataLookup<RedeqListener>) (method) -> {
 					MergedAnnotation<RedeqListener> annotation = MergedAnnotations
 						.from(method, SearchStrategy.TYPE_HIERARCHY)
 						.get(RedeqListener.class);
-					return annotation.isPresent() ? annotation : null;
+					return annotation.isPresent() ? annotation.synthesize() : null;
 				});
-		return found.isEmpty() ? List.of() : List.copyOf(found.keySet());
+		List<AnnotatedMethod> methods = new ArrayList<>(found.size());
+		found.forEach((method, annotation) -> methods.add(new AnnotatedMethod(method, annotation)));
+		return List.copyOf(methods);
 	}
 
 	/**
@@ -120,11 +123,10 @@ public class RedeqListenerAnnotationBeanPostProcessor
 		this.typeCache.clear();
 	}
 
-	private ListenerMethod resolve(Object bean, String beanName, Class<?> targetClass, Method method) {
+	private ListenerMethod resolve(Object bean, String beanName, Class<?> targetClass, AnnotatedMethod annotated) {
+		Method method = annotated.method();
+		RedeqListener annotation = annotated.annotation();
 		String description = ListenerMethod.describe(beanName, method);
-		RedeqListener annotation = MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY)
-			.get(RedeqListener.class)
-			.synthesize();
 		int modifiers = method.getModifiers();
 		if (Modifier.isStatic(modifiers)) {
 			throw new InvalidRedeqListenerException(description, "is static; make it an instance method");
@@ -243,9 +245,17 @@ public class RedeqListenerAnnotationBeanPostProcessor
 	private ConfigurableListableBeanFactory requiredBeanFactory() {
 		if (this.beanFactory == null) {
 			throw new IllegalStateException(
-					"RedeqListenerAnnotationBeanPostProcessor needs a " + "ConfigurableListableBeanFactory");
+					"RedeqListenerAnnotationBeanPostProcessor needs a ConfigurableListableBeanFactory");
 		}
 		return this.beanFactory;
+	}
+
+	/**
+	 * A method found on a class with its {@code @RedeqListener}, merged over the type
+	 * hierarchy once (spring-amqp's {@code ListenerMethod}); a bean of the class then
+	 * only resolves placeholders.
+	 */
+	private record AnnotatedMethod(Method method, RedeqListener annotation) {
 	}
 
 }

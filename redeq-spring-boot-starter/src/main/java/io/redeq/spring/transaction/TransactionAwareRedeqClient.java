@@ -77,9 +77,7 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 			return this.target.scheduleAt(topic, payload, dueAt);
 		}
 		Validate.topic(topic);
-		if (dueAt == null) {
-			throw new IllegalArgumentException("dueAt of a job in topic '" + topic + "' must not be null");
-		}
+		Validate.dueAt(topic, dueAt);
 		Job job = Job.builder(topic).id(JobIds.next()).payload(payload).dueAt(dueAt).build();
 		deferred.schedule(job);
 		return Objects.requireNonNull(job.id());
@@ -152,9 +150,7 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 		}
 		Validate.topic(topic);
 		Validate.id(topic, id);
-		if (dueAt == null) {
-			throw new IllegalArgumentException("dueAt of job '" + id + "' in topic '" + topic + "' must not be null");
-		}
+		Validate.dueAt(topic, dueAt);
 		return reschedule(deferred, topic, id, null, dueAt);
 	}
 

@@ -1,6 +1,7 @@
 package io.redeq.spring.listener;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -9,25 +10,25 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.aopalliance.intercept.MethodInterceptor;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.PropertyNamingStrategies;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.diagnostics.FailureAnalysis;
-import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.NestedExceptionUtils;
-import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.core.Ordered;
 
 import io.redeq.DeadJob;
 import io.redeq.Delivery;
 import io.redeq.JobLifecycleListener;
+import io.redeq.JobState;
 import io.redeq.Redeq;
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
@@ -40,8 +41,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@code @RedeqListener} discovery and delivery in a Spring context against a real
- * redis-server.
+ * {@code @RedeqListener} delivery in a Spring context against a real redis-server. How
+ * listener methods are found, resolved and refused is tested without Redis in
+ * {@link RedeqListenerAnnotationBeanPostProcessorTests}.
  */
 @RedisTest
 class RedeqListenerIntegrationTests {
@@ -185,7 +187,7 @@ class RedeqListenerIntegrationTests {
 		final List<String> events = new CopyOnWriteArrayList<>();
 
 		@Override
-		public void onRetry(Delivery delivery, Throwable error, java.time.Instant nextAttemptAt) {
+		public void onRetry(Delivery delivery, Throwable error, Instant nextAttemptAt) {
 			this.events.add("retry:" + error.getClass().getSimpleName() + ":" + error.getMessage());
 		}
 
@@ -261,7 +263,7 @@ class RedeqListenerIntegrationTests {
 			return new OrderedProxyingPostProcessor();
 		}
 
-		static final class OrderedProxyingPostProcessor implements BeanPostProcessor, org.springframework.core.Ordered {
+		static final class OrderedProxyingPostProcessor implements BeanPostProcessor, Ordered {
 
 			@Override
 			public int getOrder() {
@@ -275,7 +277,7 @@ class RedeqListenerIntegrationTests {
 				}
 				ProxyFactory factory = new ProxyFactory(bean);
 				factory.setProxyTargetClass(true);
-				factory.addAdvice((org.aopalliance.intercept.MethodInterceptor) (invocation) -> {
+				factory.addAdvice((MethodInterceptor) (invocation) -> {
 					intercepted.add(invocation.getMethod().getName());
 					return invocation.proceed();
 				});
@@ -290,7 +292,7 @@ class RedeqListenerIntegrationTests {
 	void findsListenersOnProxiedBeansAndCallsThroughTheProxy() {
 		this.runner.withBean(ProxiedListener.class).withUserConfiguration(ClassProxying.class).run((context) -> {
 			ProxiedListener proxy = context.getBean(ProxiedListener.class);
-			assertThat(org.springframework.aop.support.AopUtils.isCglibProxy(proxy)).isTrue();
+			assertThat(AopUtils.isCglibProxy(proxy)).isTrue();
 			context.getBean(RedeqClient.class).schedule("proxied", "ada", Duration.ZERO);
 			await().atMost(Duration.ofSeconds(10)).until(() -> proxy.received().size() == 1);
 			assertThat(ClassProxying.intercepted).contains("handle");
@@ -323,126 +325,11 @@ class RedeqListenerIntegrationTests {
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> context.getBean(RedeqClient.class)
 					.find("silent", id)
-					.map((info) -> info.state() == io.redeq.JobState.READY)
+					.map((info) -> info.state() == JobState.READY)
 					.orElse(false));
 			assertThat(context.getBean(Redeq.class).subscribedTopics()).isEmpty();
 			assertThat(context.getBean(SilentListener.class).calls).hasValue(0);
 		});
-	}
-
-	static class TwoParameters {
-
-		@RedeqListener(topic = "bad")
-		public void handle(String a, Integer b) {
-		}
-
-	}
-
-	static class NoPayload {
-
-		@RedeqListener(topic = "bad")
-		public void handle(Delivery delivery) {
-		}
-
-	}
-
-	static class PrivateMethod {
-
-		@RedeqListener(topic = "bad")
-		private void handle(String payload) {
-		}
-
-	}
-
-	static class BadConcurrency {
-
-		@RedeqListener(topic = "bad", concurrency = "${missing.concurrency:zero}")
-		public void handle(String payload) {
-		}
-
-	}
-
-	static class BadTopic {
-
-		@RedeqListener(topic = "bad topic")
-		public void handle(String payload) {
-		}
-
-	}
-
-	static class FirstOfTopic {
-
-		@RedeqListener(topic = "shared")
-		public void handle(String payload) {
-		}
-
-	}
-
-	static class SecondOfTopic {
-
-		@RedeqListener(topic = "shared")
-		public void handle(String payload) {
-		}
-
-	}
-
-	@Test
-	void unusableListenerMethodsFailStartupNamingBeanAndMethod() {
-		assertStartupFailure(TwoParameters.class, "@RedeqListener method " + TwoParameters.class.getName()
-				+ ".handle(String, Integer) of bean 'twoParameters' has two payload parameters (String and Integer)");
-		assertStartupFailure(NoPayload.class, "@RedeqListener method " + NoPayload.class.getName()
-				+ ".handle(Delivery) of bean 'noPayload' has no payload parameter");
-		assertStartupFailure(PrivateMethod.class, "of bean 'privateMethod' is private");
-		assertStartupFailure(BadConcurrency.class,
-				"of bean 'badConcurrency' has concurrency = \"zero\" (from \"${missing.concurrency:zero}\"); "
-						+ "it must be a whole number of at least 1");
-		assertStartupFailure(BadTopic.class, "of bean 'badTopic' has an invalid topic: topic 'bad topic' is malformed");
-	}
-
-	@Test
-	void twoListenersForOneTopicFailStartup() {
-		this.runner.withBean("first", FirstOfTopic.class).withBean("second", SecondOfTopic.class).run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
-				.isInstanceOf(InvalidRedeqListenerException.class)
-				.hasMessageContaining("of bean 'second' listens to topic 'shared', which method "
-						+ FirstOfTopic.class.getName() + ".handle(String) of bean 'first' already listens to");
-		});
-	}
-
-	private void assertStartupFailure(Class<?> beanClass, String message) {
-		String beanName = Character.toLowerCase(beanClass.getSimpleName().charAt(0))
-				+ beanClass.getSimpleName().substring(1);
-		this.runner.withBean(beanName, beanClass).run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
-				.isInstanceOf(InvalidRedeqListenerException.class)
-				.hasMessageContaining(message);
-			FailureAnalysis analysis = analyze(context.getStartupFailure());
-			assertThat(analysis.getDescription()).contains(message);
-			assertThat(analysis.getAction()).startsWith("Fix method ");
-		});
-	}
-
-	/**
-	 * Runs redeq's analyzers registered in spring.factories, proving the registration
-	 * too.
-	 */
-	private static FailureAnalysis analyze(Throwable failure) {
-		List<FailureAnalyzer> analyzers = SpringFactoriesLoader
-			.forDefaultResourceLocation(RedeqListenerIntegrationTests.class.getClassLoader())
-			.load(FailureAnalyzer.class, null, SpringFactoriesLoader.FailureHandler.handleMessage((message, ex) -> {
-			}));
-		for (FailureAnalyzer analyzer : analyzers) {
-			if (!analyzer.getClass().getName().startsWith("io.redeq.")) {
-				continue;
-			}
-			FailureAnalysis analysis = analyzer.analyze(failure);
-			if (analysis != null) {
-				return analysis;
-			}
-		}
-		throw new AssertionError("No failure analyzer for " + failure);
 	}
 
 }

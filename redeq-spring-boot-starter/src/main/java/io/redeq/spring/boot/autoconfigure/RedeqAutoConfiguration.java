@@ -80,8 +80,9 @@ public final class RedeqAutoConfiguration {
 				ObjectProvider<RedeqBuilderCustomizer> customizers) {
 			// Started by RedeqEngineLifecycle, not here: a bean's creation must not write
 			// to Redis, and the migrator must not run in a context that then fails.
-			Redeq.Builder builder = Redeq.builder(nativeClient(connectionFactory)).autoStartup(false);
-			RedeqPropertiesMapper.apply(properties, builder);
+			Redeq.Builder builder = Redeq.builder(nativeClient(connectionFactory))
+				.options(RedeqPropertiesMapper.options(properties))
+				.autoStartup(false);
 			ObjectMapper mapper = jsonMapper.getIfUnique();
 			if (mapper == null) {
 				mapper = objectMapper.getIfUnique();

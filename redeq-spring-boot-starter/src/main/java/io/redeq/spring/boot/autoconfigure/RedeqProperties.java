@@ -9,14 +9,26 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
+import io.redeq.RedeqOptions;
+
 /**
  * Configuration properties of redeq ({@code redeq.*}). The Redis connection itself is
  * Spring Boot's ({@code spring.data.redis.*}).
+ *
+ * <p>
+ * The engine's settings start from the {@link RedeqOptions} {@code DEFAULT_*} constants,
+ * so a default exists once. Spring Boot's annotation processor cannot read a constant of
+ * another class, so {@code additional-spring-configuration-metadata.json} states those
+ * defaults for IDEs, and {@code RedeqPropertiesTests} checks that it tells the truth.
  *
  * @since 0.1.0
  */
 @ConfigurationProperties("redeq")
 public class RedeqProperties {
+
+	// About 600 lines, as Boot's own *Properties classes are: one JavaBean tree per key
+	// prefix, nested groups as static inner classes, each field with the Javadoc that
+	// becomes its IDE description and a getter and setter the binder needs.
 
 	/**
 	 * Whether to enable redeq.
@@ -27,24 +39,24 @@ public class RedeqProperties {
 	 * Namespace of every Redis key redeq writes; applications sharing a prefix share
 	 * queues.
 	 */
-	private String prefix = "redeq";
+	private String prefix = RedeqOptions.DEFAULT_PREFIX;
 
 	/**
 	 * Number of buckets the delay index is split into; a power of two. Must match the
 	 * count recorded in Redis for the prefix.
 	 */
-	private int buckets = 16;
+	private int buckets = RedeqOptions.DEFAULT_BUCKETS;
 
 	/**
 	 * Maximum number of pending jobs per topic, 0 for unlimited; scheduling beyond it
 	 * throws CapacityExceededException.
 	 */
-	private long maxPending = 1_000_000;
+	private long maxPending = RedeqOptions.DEFAULT_MAX_PENDING;
 
 	/**
 	 * Largest payload, as serialized JSON.
 	 */
-	private DataSize maxPayloadSize = DataSize.ofKilobytes(512);
+	private DataSize maxPayloadSize = DataSize.ofBytes(RedeqOptions.DEFAULT_MAX_PAYLOAD_SIZE);
 
 	/**
 	 * Whether jobs scheduled, cancelled or rescheduled inside a Spring transaction are
@@ -55,19 +67,19 @@ public class RedeqProperties {
 	/**
 	 * Time to wait for running handlers to finish when the application shuts down.
 	 */
-	private Duration shutdownTimeout = Duration.ofSeconds(20);
+	private Duration shutdownTimeout = RedeqOptions.DEFAULT_SHUTDOWN_TIMEOUT;
 
 	/**
 	 * Time a call waits for Redis before it fails with RedeqUnavailableException.
 	 */
-	private Duration commandTimeout = Duration.ofSeconds(10);
+	private Duration commandTimeout = RedeqOptions.DEFAULT_COMMAND_TIMEOUT;
 
 	/**
 	 * How often the background snapshot of queue counts, migration lag and READY wait
 	 * times is refreshed; gauges, the health indicator and the actuator endpoint read it
 	 * instead of Redis. Each refresh costs one read-only script per bucket.
 	 */
-	private Duration statsRefreshInterval = Duration.ofSeconds(5);
+	private Duration statsRefreshInterval = RedeqOptions.DEFAULT_STATS_REFRESH_INTERVAL;
 
 	private final Migrator migrator = new Migrator();
 
@@ -193,23 +205,23 @@ public class RedeqProperties {
 		/**
 		 * Whether this instance migrates due jobs; at least one instance must.
 		 */
-		private boolean enabled = true;
+		private boolean enabled = RedeqOptions.DEFAULT_MIGRATOR_ENABLED;
 
 		/**
 		 * Maximum number of jobs moved per migration call.
 		 */
-		private int batchSize = 1000;
+		private int batchSize = RedeqOptions.DEFAULT_BATCH_SIZE;
 
 		/**
 		 * Longest time a bucket goes unchecked; a safety net, since wake-ups are
 		 * event-driven.
 		 */
-		private Duration sweepInterval = Duration.ofSeconds(1);
+		private Duration sweepInterval = RedeqOptions.DEFAULT_SWEEP_INTERVAL;
 
 		/**
 		 * Lease of a bucket lock; a dead instance's buckets are taken over within it.
 		 */
-		private Duration lockTtl = Duration.ofSeconds(10);
+		private Duration lockTtl = RedeqOptions.DEFAULT_LOCK_TTL;
 
 		public boolean isEnabled() {
 			return this.enabled;
@@ -259,28 +271,28 @@ public class RedeqProperties {
 		/**
 		 * Number of handlers of one listener that may run at once in this instance.
 		 */
-		private int concurrency = 1;
+		private int concurrency = RedeqOptions.DEFAULT_CONCURRENCY;
 
 		/**
 		 * Handler timeout and lease of an in-flight job.
 		 */
-		private Duration timeout = Duration.ofMinutes(5);
+		private Duration timeout = RedeqOptions.DEFAULT_TIMEOUT;
 
 		/**
 		 * Maximum number of deliveries before a failing job is dead.
 		 */
-		private int maxAttempts = 3;
+		private int maxAttempts = RedeqOptions.DEFAULT_MAX_ATTEMPTS;
 
 		/**
 		 * Whether idle consumers wait in Redis with BLPOP; disable behind proxies that do
 		 * not support blocking commands.
 		 */
-		private boolean blocking = true;
+		private boolean blocking = RedeqOptions.DEFAULT_BLOCKING;
 
 		/**
 		 * Longest wait of an idle consumer before it checks the ready queues itself.
 		 */
-		private Duration pollInterval = Duration.ofSeconds(5);
+		private Duration pollInterval = RedeqOptions.DEFAULT_POLL_INTERVAL;
 
 		private final Backoff backoff = new Backoff();
 
@@ -346,23 +358,23 @@ public class RedeqProperties {
 		/**
 		 * Wait after the first failed attempt.
 		 */
-		private Duration initial = Duration.ofSeconds(1);
+		private Duration initial = RedeqOptions.DEFAULT_BACKOFF.initial();
 
 		/**
 		 * Factor by which each further wait grows; at least 1.0.
 		 */
-		private double multiplier = 2.0;
+		private double multiplier = RedeqOptions.DEFAULT_BACKOFF.multiplier();
 
 		/**
 		 * Longest wait between two attempts.
 		 */
-		private Duration max = Duration.ofMinutes(10);
+		private Duration max = RedeqOptions.DEFAULT_BACKOFF.max();
 
 		/**
 		 * Fraction of each wait added or removed at random, between 0.0 and 1.0, so that
 		 * failed jobs do not all retry at once.
 		 */
-		private double jitter = 0.2;
+		private double jitter = RedeqOptions.DEFAULT_BACKOFF.jitter();
 
 		public Duration getInitial() {
 			return this.initial;
@@ -406,7 +418,7 @@ public class RedeqProperties {
 		/**
 		 * How long dead jobs are kept for inspection and requeue.
 		 */
-		private Duration retention = Duration.ofDays(7);
+		private Duration retention = RedeqOptions.DEFAULT_DEAD_LETTER_RETENTION;
 
 		public Duration getRetention() {
 			return this.retention;
@@ -431,12 +443,12 @@ public class RedeqProperties {
 		 * lose that job. With 1 or more, schedule throws RedeqUnavailableException when
 		 * fewer replicas acknowledge within wait-timeout.
 		 */
-		private int waitReplicas = 0;
+		private int waitReplicas = RedeqOptions.DEFAULT_WAIT_REPLICAS;
 
 		/**
 		 * Longest time schedule waits for wait-replicas replicas to acknowledge.
 		 */
-		private Duration waitTimeout = Duration.ofSeconds(1);
+		private Duration waitTimeout = RedeqOptions.DEFAULT_WAIT_TIMEOUT;
 
 		public int getWaitReplicas() {
 			return this.waitReplicas;

@@ -1,52 +1,54 @@
 package io.redeq.spring.boot.autoconfigure;
 
-import java.time.Duration;
-import java.util.function.Supplier;
+import java.util.function.Consumer;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
 import io.redeq.Backoff;
-import io.redeq.Redeq;
+import io.redeq.RedeqOptions;
 import io.redeq.SubscriptionOptions;
+import io.redeq.internal.InvalidValueException;
 
 /**
- * Applies {@link RedeqProperties} to the core's builders. Every invalid value fails with
- * an {@link IllegalArgumentException} whose message starts with the full property key,
- * names the value and what is allowed ({@link RedeqConfigurationFailureAnalyzer} turns it
- * into a clean startup report).
+ * Turns {@link RedeqProperties} into the core's {@link RedeqOptions} and
+ * {@link SubscriptionOptions}. The core checks every value; a refused one becomes an
+ * {@link InvalidConfigurationPropertyValueException} for the property that set it, so
+ * that Spring Boot's failure analyzer reports the key, the value, where it was set (file
+ * and line) and what is allowed.
  */
 final class RedeqPropertiesMapper {
 
 	private RedeqPropertiesMapper() {
 	}
 
-	static Redeq.Builder apply(RedeqProperties properties, Redeq.Builder builder) {
+	static RedeqOptions options(RedeqProperties properties) {
+		RedeqOptions.Builder options = RedeqOptions.builder();
 		RedeqProperties.Migrator migrator = properties.getMigrator();
 		RedeqProperties.Consumer consumer = properties.getConsumer();
-		builder.prefix(properties.getPrefix())
-			.buckets(properties.getBuckets())
-			.maxPending(properties.getMaxPending())
-			.maxPayloadSize(properties.getMaxPayloadSize().toBytes())
-			.migratorEnabled(migrator.isEnabled())
-			.batchSize(migrator.getBatchSize())
-			.sweepInterval(migrator.getSweepInterval())
-			.lockTtl(migrator.getLockTtl())
-			.concurrency(consumer.getConcurrency())
-			.timeout(consumer.getTimeout())
-			.maxAttempts(consumer.getMaxAttempts())
-			.backoff(backoff("redeq.consumer.backoff", consumer.getBackoff()))
-			.blocking(consumer.isBlocking())
-			.pollInterval(consumer.getPollInterval())
-			.shutdownTimeout(properties.getShutdownTimeout())
-			.deadLetterRetention(properties.getDeadLetter().getRetention())
-			.commandTimeout(properties.getCommandTimeout())
-			.waitReplicas(properties.getDurability().getWaitReplicas())
-			.waitTimeout(properties.getDurability().getWaitTimeout())
-			.statsRefreshInterval(properties.getStatsRefreshInterval());
-		return builder;
-	}
-
-	static Backoff backoff(String key, RedeqProperties.Backoff backoff) {
-		return named(key, () -> new Backoff(backoff.getInitial(), backoff.getMultiplier(), backoff.getMax(),
-				backoff.getJitter()));
+		RedeqProperties.Durability durability = properties.getDurability();
+		map("redeq.prefix", properties.getPrefix(), options::prefix);
+		map("redeq.buckets", properties.getBuckets(), options::buckets);
+		map("redeq.max-pending", properties.getMaxPending(), options::maxPending);
+		map("redeq.max-payload-size", properties.getMaxPayloadSize(), (size) -> options.maxPayloadSize(size.toBytes()));
+		options.migratorEnabled(migrator.isEnabled());
+		map("redeq.migrator.batch-size", migrator.getBatchSize(), options::batchSize);
+		map("redeq.migrator.sweep-interval", migrator.getSweepInterval(), options::sweepInterval);
+		map("redeq.migrator.lock-ttl", migrator.getLockTtl(), options::lockTtl);
+		map("redeq.consumer.concurrency", consumer.getConcurrency(), options::concurrency);
+		map("redeq.consumer.timeout", consumer.getTimeout(), options::timeout);
+		map("redeq.consumer.max-attempts", consumer.getMaxAttempts(), options::maxAttempts);
+		options.backoff(backoff("redeq.consumer.backoff", consumer.getBackoff()));
+		options.blocking(consumer.isBlocking());
+		map("redeq.consumer.poll-interval", consumer.getPollInterval(), options::pollInterval);
+		map("redeq.shutdown-timeout", properties.getShutdownTimeout(), options::shutdownTimeout);
+		map("redeq.dead-letter.retention", properties.getDeadLetter().getRetention(), options::deadLetterRetention);
+		map("redeq.command-timeout", properties.getCommandTimeout(), options::commandTimeout);
+		map("redeq.durability.wait-replicas", durability.getWaitReplicas(), options::waitReplicas);
+		map("redeq.durability.wait-timeout", durability.getWaitTimeout(), options::waitTimeout);
+		map("redeq.stats-refresh-interval", properties.getStatsRefreshInterval(), options::statsRefreshInterval);
+		return options.build();
 	}
 
 	/**
@@ -57,56 +59,53 @@ final class RedeqPropertiesMapper {
 			RedeqProperties.Backoff defaultBackoff) {
 		String key = "redeq.topics." + topic;
 		SubscriptionOptions.Builder builder = SubscriptionOptions.builder();
-		if (settings.getConcurrency() != null) {
-			builder.concurrency(atLeastOne(key + ".concurrency", settings.getConcurrency()));
-		}
-		if (settings.getMaxAttempts() != null) {
-			builder.maxAttempts(atLeastOne(key + ".max-attempts", settings.getMaxAttempts()));
-		}
-		if (settings.getTimeout() != null) {
-			builder.timeout(positive(key + ".timeout", settings.getTimeout()));
-		}
+		mapIfSet(key + ".concurrency", settings.getConcurrency(), builder::concurrency);
+		mapIfSet(key + ".max-attempts", settings.getMaxAttempts(), builder::maxAttempts);
+		mapIfSet(key + ".timeout", settings.getTimeout(), builder::timeout);
 		RedeqProperties.TopicBackoff backoff = settings.getBackoff();
 		if (!backoff.isEmpty()) {
 			RedeqProperties.Backoff merged = new RedeqProperties.Backoff();
-			merged.setInitial((backoff.getInitial() != null) ? backoff.getInitial() : defaultBackoff.getInitial());
-			merged.setMultiplier(
-					(backoff.getMultiplier() != null) ? backoff.getMultiplier() : defaultBackoff.getMultiplier());
-			merged.setMax((backoff.getMax() != null) ? backoff.getMax() : defaultBackoff.getMax());
-			merged.setJitter((backoff.getJitter() != null) ? backoff.getJitter() : defaultBackoff.getJitter());
+			merged.setInitial(orElse(backoff.getInitial(), defaultBackoff.getInitial()));
+			merged.setMultiplier(orElse(backoff.getMultiplier(), defaultBackoff.getMultiplier()));
+			merged.setMax(orElse(backoff.getMax(), defaultBackoff.getMax()));
+			merged.setJitter(orElse(backoff.getJitter(), defaultBackoff.getJitter()));
 			builder.backoff(backoff(key + ".backoff", merged));
 		}
 		return builder;
 	}
 
-	private static int atLeastOne(String key, int value) {
-		if (value < 1) {
-			throw new IllegalArgumentException(key + " must be at least 1, but was " + value);
-		}
-		return value;
-	}
-
-	private static Duration positive(String key, Duration value) {
-		if (value.isNegative() || value.isZero()) {
-			throw new IllegalArgumentException(key + " must be a positive duration, but was " + value);
-		}
-		return value;
-	}
-
 	/**
-	 * Prefixes the core's "backoff.max must ..." messages with the property group they
-	 * belong to. The core's exception is not kept as the cause: its message is contained
-	 * whole, and the root cause is what users and analyzers read.
+	 * The backoff of a property group such as {@code redeq.consumer.backoff}. The core
+	 * names a refused component {@code backoff.<component>}; the property is that
+	 * component of the group.
 	 */
-	private static <T> T named(String key, Supplier<T> factory) {
+	static Backoff backoff(String group, RedeqProperties.Backoff backoff) {
 		try {
-			return factory.get();
+			return new Backoff(backoff.getInitial(), backoff.getMultiplier(), backoff.getMax(), backoff.getJitter());
 		}
-		catch (IllegalArgumentException ex) {
-			String message = String.valueOf(ex.getMessage());
-			throw new IllegalArgumentException(message.startsWith("backoff.")
-					? key + message.substring("backoff".length()) : key + ": " + message);
+		catch (InvalidValueException ex) {
+			String component = ex.name().substring(ex.name().lastIndexOf('.'));
+			throw new InvalidConfigurationPropertyValueException(group + component, ex.value(), ex.reason(), ex);
 		}
+	}
+
+	private static <T> void map(String key, T value, Consumer<T> setter) {
+		try {
+			setter.accept(value);
+		}
+		catch (InvalidValueException ex) {
+			throw new InvalidConfigurationPropertyValueException(key, value, ex.reason(), ex);
+		}
+	}
+
+	private static <T> void mapIfSet(String key, @Nullable T value, Consumer<T> setter) {
+		if (value != null) {
+			map(key, value, setter);
+		}
+	}
+
+	private static <T> T orElse(@Nullable T value, T fallback) {
+		return (value != null) ? value : fallback;
 	}
 
 }

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -149,7 +150,7 @@ public class RedeqEndpoint {
 	 * A malformed topic or id, or an out-of-range page, is the caller's mistake: 400, not
 	 * 500.
 	 */
-	private static <T> T invalidAsBadRequest(java.util.function.Supplier<T> operation) {
+	private static <T> T invalidAsBadRequest(Supplier<T> operation) {
 		try {
 			return operation.get();
 		}

@@ -31,8 +31,8 @@ public final class RedeqHealthContributorAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "redeqHealthIndicator")
 	RedeqHealthIndicator redeqHealthIndicator(Redeq redeq, ObjectProvider<RedeqProperties> properties) {
-		// Absent when the application defines its own Redeq with redeq.enabled=false:
-		// defaults.
+		// No RedeqProperties bean when the application brings its own Redeq with
+		// redeq.enabled=false: the thresholds then keep their defaults.
 		RedeqProperties.Health health = properties.getIfAvailable(RedeqProperties::new).getHealth();
 		return new RedeqHealthIndicator(redeq, health.getMigrationLagThreshold(), health.getReadyWaitThreshold());
 	}

@@ -1,0 +1,305 @@
+package io.redeq.spring.listener;
+
+import java.lang.reflect.Type;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.NestedExceptionUtils;
+import org.springframework.core.ResolvableType;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.core.io.support.SpringFactoriesLoader.FailureHandler;
+
+import io.redeq.Delivery;
+import io.redeq.JobHandler;
+import io.redeq.Redeq;
+import io.redeq.Subscription;
+import io.redeq.SubscriptionOptions;
+import io.redeq.spring.RedeqListener;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.BDDMockito.given;
+import static org.mockito.Mockito.mock;
+
+/**
+ * Tests for {@link RedeqListenerAnnotationBeanPostProcessor}: how listener methods are
+ * found and resolved, and every declaration it refuses, without Redis (the engine is a
+ * mock; delivery is tested in {@link RedeqListenerIntegrationTests}).
+ */
+class RedeqListenerAnnotationBeanPostProcessorTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withBean(RedeqListenerAnnotationBeanPostProcessor.BEAN_NAME, RedeqListenerAnnotationBeanPostProcessor.class)
+		.withBean(RedeqListenerEndpointRegistry.class,
+				() -> new RedeqListenerEndpointRegistry(engine(), ListenerDefaults.ENGINE));
+
+	@SuppressWarnings("unchecked")
+	private static Redeq engine() {
+		Redeq redeq = mock(Redeq.class);
+		given(redeq.subscribe(anyString(), any(Type.class), any(JobHandler.class), any(SubscriptionOptions.class)))
+			.willAnswer((invocation) -> mock(Subscription.class));
+		return redeq;
+	}
+
+	record Item(String sku) {
+	}
+
+	static class Listeners {
+
+		@RedeqListener(topic = "items")
+		public void onItems(List<Item> items, Delivery delivery) {
+		}
+
+		@RedeqListener(topic = "${app.topic}", concurrency = "${app.concurrency}", maxAttempts = "#{1 + 1}",
+				timeout = "${app.timeout:45s}")
+		void onText(Delivery delivery, String text) {
+		}
+
+	}
+
+	@Test
+	void resolvesPayloadTypeDeliveryPositionAndPlaceholders() {
+		this.runner.withBean("listeners", Listeners.class)
+			.withPropertyValues("app.topic=resolved", "app.concurrency=3")
+			.run((context) -> {
+				Map<String, ListenerMethod> listeners = listeners(context);
+				assertThat(listeners).containsOnlyKeys("items", "resolved");
+				ListenerMethod items = listeners.get("items");
+				assertThat(ResolvableType.forType(items.payloadType()).toString())
+					.isEqualTo("java.util.List<" + Item.class.getName() + ">");
+				assertThat(items.payloadIndex()).isZero();
+				assertThat(items.deliveryIndex()).isOne();
+				assertThat(items.concurrency()).isNull();
+				assertThat(items.maxAttempts()).isNull();
+				assertThat(items.timeout()).isNull();
+				ListenerMethod text = listeners.get("resolved");
+				assertThat(text.payloadType()).isEqualTo(String.class);
+				assertThat(text.payloadIndex()).isOne();
+				assertThat(text.deliveryIndex()).isZero();
+				assertThat(text.concurrency()).isEqualTo(3);
+				assertThat(text.maxAttempts()).isEqualTo(2);
+				assertThat(text.timeout()).isEqualTo(Duration.ofSeconds(45));
+				assertThat(text.description())
+					.isEqualTo("method " + Listeners.class.getName() + ".onText(Delivery, String) of bean 'listeners'");
+			});
+	}
+
+	interface Contract {
+
+		@RedeqListener(topic = "inherited")
+		void handle(String payload);
+
+	}
+
+	static class Implementation implements Contract {
+
+		@Override
+		public void handle(String payload) {
+		}
+
+	}
+
+	@Test
+	void findsAnAnnotationDeclaredOnAnInterface() {
+		this.runner.withBean(Implementation.class)
+			.run((context) -> assertThat(listeners(context)).containsOnlyKeys("inherited"));
+	}
+
+	static class TwoParameters {
+
+		@RedeqListener(topic = "bad")
+		public void handle(String a, Integer b) {
+		}
+
+	}
+
+	@Test
+	void twoPayloadParametersFail() {
+		assertRefused(TwoParameters.class, "@RedeqListener method " + TwoParameters.class.getName()
+				+ ".handle(String, Integer) of bean 'twoParameters' has two payload parameters (String and Integer)");
+	}
+
+	static class TwoDeliveries {
+
+		@RedeqListener(topic = "bad")
+		public void handle(String payload, Delivery first, Delivery second) {
+		}
+
+	}
+
+	@Test
+	void twoDeliveryParametersFail() {
+		assertRefused(TwoDeliveries.class, "of bean 'twoDeliveries' has two Delivery parameters; declare one");
+	}
+
+	static class NoPayload {
+
+		@RedeqListener(topic = "bad")
+		public void handle(Delivery delivery) {
+		}
+
+	}
+
+	@Test
+	void noPayloadParameterFails() {
+		assertRefused(NoPayload.class, "@RedeqListener method " + NoPayload.class.getName()
+				+ ".handle(Delivery) of bean 'noPayload' has no payload parameter");
+	}
+
+	static class PrivateMethod {
+
+		@RedeqListener(topic = "bad")
+		private void handle(String payload) {
+		}
+
+	}
+
+	@Test
+	void privateMethodFails() {
+		assertRefused(PrivateMethod.class, "of bean 'privateMethod' is private");
+	}
+
+	static class StaticMethod {
+
+		@RedeqListener(topic = "bad")
+		static void handle(String payload) {
+		}
+
+	}
+
+	@Test
+	void staticMethodFails() {
+		assertRefused(StaticMethod.class, "of bean 'staticMethod' is static; make it an instance method");
+	}
+
+	static class Generic<T> {
+
+		@RedeqListener(topic = "bad")
+		public void handle(List<T> payload) {
+		}
+
+	}
+
+	@Test
+	void unresolvableGenericPayloadFails() {
+		assertRefused(Generic.class, "whose generic type cannot be resolved");
+	}
+
+	static class BadConcurrency {
+
+		@RedeqListener(topic = "bad", concurrency = "${missing.concurrency:zero}")
+		public void handle(String payload) {
+		}
+
+	}
+
+	@Test
+	void concurrencyThatIsNoPositiveNumberFailsShowingThePlaceholder() {
+		assertRefused(BadConcurrency.class,
+				"of bean 'badConcurrency' has concurrency = \"zero\" (from \"${missing.concurrency:zero}\"); "
+						+ "it must be a whole number of at least 1");
+	}
+
+	static class BadTimeout {
+
+		@RedeqListener(topic = "bad", timeout = "-1s")
+		public void handle(String payload) {
+		}
+
+	}
+
+	@Test
+	void timeoutThatIsNoPositiveDurationFails() {
+		assertRefused(BadTimeout.class, "of bean 'badTimeout' has timeout = \"-1s\"; it must be a positive duration");
+	}
+
+	static class BadTopic {
+
+		@RedeqListener(topic = "bad topic")
+		public void handle(String payload) {
+		}
+
+	}
+
+	@Test
+	void malformedTopicFails() {
+		assertRefused(BadTopic.class, "of bean 'badTopic' has an invalid topic: topic 'bad topic' is malformed");
+	}
+
+	static class FirstOfTopic {
+
+		@RedeqListener(topic = "shared")
+		public void handle(String payload) {
+		}
+
+	}
+
+	static class SecondOfTopic {
+
+		@RedeqListener(topic = "shared")
+		public void handle(String payload) {
+		}
+
+	}
+
+	@Test
+	void twoListenersForOneTopicFail() {
+		this.runner.withBean("first", FirstOfTopic.class).withBean("second", SecondOfTopic.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+				.isInstanceOf(InvalidRedeqListenerException.class)
+				.hasMessageContaining("of bean 'second' listens to topic 'shared', which method "
+						+ FirstOfTopic.class.getName() + ".handle(String) of bean 'first' already listens to");
+		});
+	}
+
+	private static Map<String, ListenerMethod> listeners(AssertableApplicationContext context) {
+		assertThat(context).hasNotFailed();
+		return context.getBean(RedeqListenerEndpointRegistry.class).listeners();
+	}
+
+	/**
+	 * Startup fails with an {@link InvalidRedeqListenerException} naming bean and method,
+	 * and redeq's failure analyzer (found through spring.factories) explains it.
+	 */
+	private void assertRefused(Class<?> beanClass, String message) {
+		String beanName = Character.toLowerCase(beanClass.getSimpleName().charAt(0))
+				+ beanClass.getSimpleName().substring(1);
+		this.runner.withBean(beanName, beanClass).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+				.isInstanceOf(InvalidRedeqListenerException.class)
+				.hasMessageContaining(message);
+			FailureAnalysis analysis = analyze(context.getStartupFailure());
+			assertThat(analysis.getDescription()).contains(message);
+			assertThat(analysis.getAction()).startsWith("Fix method ");
+		});
+	}
+
+	private static FailureAnalysis analyze(Throwable failure) {
+		List<FailureAnalyzer> analyzers = SpringFactoriesLoader
+			.forDefaultResourceLocation(RedeqListenerAnnotationBeanPostProcessorTests.class.getClassLoader())
+			.load(FailureAnalyzer.class, null, FailureHandler.handleMessage((message, ex) -> {
+				// Analyzers that need a bean factory or environment are not ours; skip
+				// them.
+			}));
+		for (FailureAnalyzer analyzer : analyzers) {
+			if (analyzer.getClass().getName().startsWith("io.redeq.")) {
+				FailureAnalysis analysis = analyzer.analyze(failure);
+				if (analysis != null) {
+					return analysis;
+				}
+			}
+		}
+		throw new AssertionError("No redeq failure analyzer for " + failure);
+	}
+
+}
