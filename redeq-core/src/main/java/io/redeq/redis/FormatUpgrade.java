@@ -46,7 +46,7 @@ public final class FormatUpgrade {
 		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
 		List<CompletionStage<Long>> checks = new ArrayList<>();
 		for (int b = 0; b < this.keys.buckets(); b++) {
-			checks.add(commands.exists(this.keys.formatOneKeys(b)[5]));
+			checks.add(commands.exists(this.keys.formatOneCountsKey(b)));
 		}
 		long converted = 0;
 		for (int b = 0; b < this.keys.buckets(); b++) {
@@ -63,12 +63,11 @@ public final class FormatUpgrade {
 
 	private long convertBucket(int bucket) {
 		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
-		String[] old = this.keys.formatOneKeys(bucket);
 		long converted = 0;
 		ScanCursor cursor = ScanCursor.INITIAL;
 		do {
 			MapScanCursor<String, String> page = this.scripts.await(
-					commands.hscan(old[0], cursor, ScanArgs.Builder.limit(CHUNK)),
+					commands.hscan(this.keys.formatOneJobsKey(bucket), cursor, ScanArgs.Builder.limit(CHUNK)),
 					"read jobs of redeq's first data format");
 			List<String> jobKeys = new ArrayList<>(page.getMap().keySet());
 			for (int from = 0; from < jobKeys.size(); from += CHUNK) {
@@ -84,16 +83,10 @@ public final class FormatUpgrade {
 	private long convert(int bucket, List<String> jobKeys) {
 		Set<String> topics = new LinkedHashSet<>();
 		for (String jobKey : jobKeys) {
-			topics.add(RedisJobStore.topicOf(jobKey));
+			topics.add(KeySpace.topicOf(jobKey));
 		}
-		String[] fixed = this.keys.bucketKeys(bucket);
-		String[] old = this.keys.formatOneKeys(bucket);
-		List<String> keyList = new ArrayList<>(List.of(fixed));
-		for (String topic : topics) {
-			keyList.add(this.keys.readyKey(bucket, topic));
-			keyList.add(this.keys.deadKey(bucket, topic));
-		}
-		keyList.addAll(List.of(old).subList(0, 5));
+		List<String> keyList = new ArrayList<>(List.of(this.keys.jobScriptKeys(bucket, topics)));
+		keyList.addAll(List.of(this.keys.formatOneScriptKeys(bucket)));
 		List<String> args = new ArrayList<>();
 		args.add(String.join(",", topics));
 		args.addAll(jobKeys);
@@ -108,21 +101,22 @@ public final class FormatUpgrade {
 	 */
 	private void dropFormatOneKeys(int bucket) {
 		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
-		String[] old = this.keys.formatOneKeys(bucket);
-		Long left = this.scripts.await(commands.hlen(old[0]), "check the first format's jobs");
+		String jobs = this.keys.formatOneJobsKey(bucket);
+		Long left = this.scripts.await(commands.hlen(jobs), "check the first format's jobs");
 		if (left != null && left > 0) {
 			logger.warn("{} unreadable jobs of redeq's first data format are left in {}; they were not converted", left,
-					old[0]);
+					jobs);
 			return;
 		}
 		Set<String> topics = new LinkedHashSet<>();
-		for (String field : this.scripts.await(commands.hkeys(old[5]), "read the first format's counters")) {
+		for (String field : this.scripts.await(commands.hkeys(this.keys.formatOneCountsKey(bucket)),
+				"read the first format's counters")) {
 			int colon = field.lastIndexOf(':');
 			if (colon > 0) {
 				topics.add(field.substring(0, colon));
 			}
 		}
-		List<String> doomed = new ArrayList<>(List.of(old));
+		List<String> doomed = new ArrayList<>(List.of(this.keys.formatOneKeys(bucket)));
 		for (String topic : topics) {
 			doomed.addAll(List.of(this.keys.formatOneTopicKeys(bucket, topic)));
 		}

@@ -1,5 +1,9 @@
 package io.redeq.redis;
 
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Locale;
+
 import io.lettuce.core.cluster.SlotHash;
 
 /**
@@ -42,8 +46,10 @@ public final class KeySpace {
 		for (int b = 0; b < buckets; b++) {
 			String tag = "{" + prefix + ":" + b + ":" + suffixFor(prefix, b, buckets) + "}";
 			this.tags[b] = tag;
-			this.bucketKeys[b] = new String[] { tag + ":payload", tag + ":attempt", tag + ":due", tag + ":lease",
-					tag + ":died", tag + ":error", tag + ":count", tag + ":lock" };
+			this.bucketKeys[b] = new String[FixedKey.values().length];
+			for (FixedKey key : FixedKey.values()) {
+				this.bucketKeys[b][key.ordinal()] = tag + ":" + key.name().toLowerCase(Locale.ROOT);
+			}
 		}
 	}
 
@@ -80,6 +86,22 @@ public final class KeySpace {
 		return this.bucketKeys[bucket];
 	}
 
+	/**
+	 * The keys a job script on one bucket declares: the bucket's fixed keys followed by
+	 * the ready and dead keys of each topic, in the order of {@code topics}.
+	 */
+	String[] jobScriptKeys(int bucket, Collection<String> topics) {
+		String[] fixed = this.bucketKeys[bucket];
+		String[] all = new String[fixed.length + 2 * topics.size()];
+		System.arraycopy(fixed, 0, all, 0, fixed.length);
+		int i = fixed.length;
+		for (String topic : topics) {
+			all[i++] = readyKey(bucket, topic);
+			all[i++] = deadKey(bucket, topic);
+		}
+		return all;
+	}
+
 	/** READY jobs of a topic in a bucket: a zset by due time. */
 	public String readyKey(int bucket, String topic) {
 		return this.tags[bucket] + ":ready:" + topic;
@@ -100,35 +122,35 @@ public final class KeySpace {
 	}
 
 	String payloadKey(int bucket) {
-		return this.bucketKeys[bucket][0];
+		return this.bucketKeys[bucket][FixedKey.PAYLOAD.ordinal()];
 	}
 
 	String attemptKey(int bucket) {
-		return this.bucketKeys[bucket][1];
+		return this.bucketKeys[bucket][FixedKey.ATTEMPT.ordinal()];
 	}
 
 	String dueKey(int bucket) {
-		return this.bucketKeys[bucket][2];
+		return this.bucketKeys[bucket][FixedKey.DUE.ordinal()];
 	}
 
 	String leaseKey(int bucket) {
-		return this.bucketKeys[bucket][3];
+		return this.bucketKeys[bucket][FixedKey.LEASE.ordinal()];
 	}
 
 	String diedKey(int bucket) {
-		return this.bucketKeys[bucket][4];
+		return this.bucketKeys[bucket][FixedKey.DIED.ordinal()];
 	}
 
 	String errorKey(int bucket) {
-		return this.bucketKeys[bucket][5];
+		return this.bucketKeys[bucket][FixedKey.ERROR.ordinal()];
 	}
 
 	String countKey(int bucket) {
-		return this.bucketKeys[bucket][6];
+		return this.bucketKeys[bucket][FixedKey.COUNT.ordinal()];
 	}
 
 	String lockKey(int bucket) {
-		return this.bucketKeys[bucket][7];
+		return this.bucketKeys[bucket][FixedKey.LOCK.ordinal()];
 	}
 
 	/**
@@ -136,9 +158,33 @@ public final class KeySpace {
 	 * errors, counts), read once by {@link FormatUpgrade} and then deleted.
 	 */
 	String[] formatOneKeys(int bucket) {
+		String[] scriptKeys = formatOneScriptKeys(bucket);
+		String[] all = Arrays.copyOf(scriptKeys, scriptKeys.length + 1);
+		all[scriptKeys.length] = formatOneCountsKey(bucket);
+		return all;
+	}
+
+	/**
+	 * The first format's keys upgrade-v1.lua declares after the topic keys: jobs,
+	 * delayed, inflight, dead, errors.
+	 */
+	String[] formatOneScriptKeys(int bucket) {
 		String tag = this.tags[bucket];
-		return new String[] { tag + ":jobs", tag + ":delayed", tag + ":inflight", tag + ":dead", tag + ":errors",
-				tag + ":counts" };
+		return new String[] { formatOneJobsKey(bucket), tag + ":delayed", tag + ":inflight", tag + ":dead",
+				tag + ":errors" };
+	}
+
+	/** The first format's jobs hash: jobKey -> its one record. */
+	String formatOneJobsKey(int bucket) {
+		return this.tags[bucket] + ":jobs";
+	}
+
+	/**
+	 * The first format's counters, present while any of its jobs may be left in the
+	 * bucket.
+	 */
+	String formatOneCountsKey(int bucket) {
+		return this.tags[bucket] + ":counts";
 	}
 
 	/** Per-topic keys of the first format: the ready list and the dead zset. */
@@ -171,6 +217,13 @@ public final class KeySpace {
 	}
 
 	/**
+	 * The topic of a jobKey: everything before the first ':' (topics cannot hold one).
+	 */
+	static String topicOf(String jobKey) {
+		return jobKey.substring(0, jobKey.indexOf(':'));
+	}
+
+	/**
 	 * The bucket of a job. Part of redeq's data format: changing it would strand every
 	 * stored job. String.hashCode is fixed by the Java language specification; the
 	 * murmur3 finaliser spreads its low bits, which the mask keeps.
@@ -183,6 +236,17 @@ public final class KeySpace {
 		h *= 0xc2b2ae35;
 		h ^= h >>> 16;
 		return h & (this.buckets - 1);
+	}
+
+	/**
+	 * A bucket's fixed keys, in the order prelude.lua reads them (KEYS[1] to KEYS[8]):
+	 * each key is the bucket's tag, ':' and the name in lower case. Part of redeq's data
+	 * format, like the tags.
+	 */
+	private enum FixedKey {
+
+		PAYLOAD, ATTEMPT, DUE, LEASE, DIED, ERROR, COUNT, LOCK
+
 	}
 
 }

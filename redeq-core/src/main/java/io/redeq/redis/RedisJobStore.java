@@ -18,6 +18,8 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import io.redeq.RedeqException;
 
+import static io.redeq.redis.KeySpace.topicOf;
+
 /**
  * The one door to job state in Redis: a method per state change, each one Lua script on
  * one bucket's keys (so each is atomic and Cluster-safe). Every key a script touches is
@@ -60,25 +62,12 @@ public final class RedisJobStore {
 		return this.scripts.connections().commands();
 	}
 
-	/** The bucket's fixed keys followed by the ready and dead keys of each topic. */
-	private String[] keysFor(int bucket, Collection<String> topics) {
-		String[] fixed = this.keys.bucketKeys(bucket);
-		String[] all = new String[fixed.length + 2 * topics.size()];
-		System.arraycopy(fixed, 0, all, 0, fixed.length);
-		int i = fixed.length;
-		for (String topic : topics) {
-			all[i++] = this.keys.readyKey(bucket, topic);
-			all[i++] = this.keys.deadKey(bucket, topic);
-		}
-		return all;
-	}
-
 	private <T> CompletableFuture<T> runOn(LuaScript script, int bucket, Collection<String> topics, String... rest) {
 		String[] args = new String[rest.length + 1];
 		args[0] = String.join(",", topics);
 		System.arraycopy(rest, 0, args, 1, rest.length);
 		remember(bucket, topics);
-		return this.scripts.runAsync(script, keysFor(bucket, topics), args);
+		return this.scripts.runAsync(script, this.keys.jobScriptKeys(bucket, topics), args);
 	}
 
 	private <T> CompletableFuture<T> runOn(LuaScript script, int bucket, String topic, String... rest) {
@@ -104,7 +93,7 @@ public final class RedisJobStore {
 		System.arraycopy(rest, 0, args, 1, rest.length);
 		args[args.length - 1] = Long
 			.toString(Math.max(2 * this.scripts.timeout().toMillis(), MIN_REQUEST_MEMORY_MILLIS));
-		String[] topicKeys = keysFor(bucket, List.of(topic));
+		String[] topicKeys = this.keys.jobScriptKeys(bucket, List.of(topic));
 		String[] keys = Arrays.copyOf(topicKeys, topicKeys.length + 1);
 		keys[topicKeys.length] = this.keys.requestsKey(bucket);
 		remember(bucket, List.of(topic));
@@ -498,10 +487,6 @@ public final class RedisJobStore {
 
 	// ---- helpers
 	// -------------------------------------------------------------------------
-
-	static String topicOf(String jobKey) {
-		return jobKey.substring(0, jobKey.indexOf(':'));
-	}
 
 	private static Set<String> topicsOf(List<ClaimedJob> jobs) {
 		Set<String> topics = new LinkedHashSet<>();

@@ -2,7 +2,6 @@ package io.redeq.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 import io.lettuce.core.AbstractRedisClient;
@@ -147,7 +146,7 @@ public final class Resharder {
 		if (this.to.tag(target).equals(this.from.tag(bucket))) {
 			return false; // same bucket in both layouts
 		}
-		String topic = RedisJobStore.topicOf(jobKey);
+		String topic = KeySpace.topicOf(jobKey);
 		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
 		String payload = this.scripts.await(commands.hget(this.from.payloadKey(bucket), jobKey), "reshard read");
 		if (payload == null) {
@@ -159,10 +158,11 @@ public final class Resharder {
 		if (state == null) {
 			return false;
 		}
-		String[] importKeys = keys(this.to, target, topic);
+		String[] importKeys = this.to.jobScriptKeys(target, List.of(topic));
 		this.scripts.run(Scripts.RESHARD_IMPORT, importKeys, topic, jobKey, payload, (attempt != null) ? attempt : "",
 				(error != null) ? error : "", state[0], state[1]);
-		this.scripts.run(Scripts.RESHARD_REMOVE, keys(this.from, bucket, topic), topic, jobKey, payload, state[0]);
+		this.scripts.run(Scripts.RESHARD_REMOVE, this.from.jobScriptKeys(bucket, List.of(topic)), topic, jobKey,
+				payload, state[0]);
 		return true;
 	}
 
@@ -178,14 +178,6 @@ public final class Resharder {
 			}
 		}
 		return null;
-	}
-
-	private static String[] keys(KeySpace space, int bucket, String topic) {
-		String[] fixed = space.bucketKeys(bucket);
-		String[] all = Arrays.copyOf(fixed, fixed.length + 2);
-		all[fixed.length] = space.readyKey(bucket, topic);
-		all[fixed.length + 1] = space.deadKey(bucket, topic);
-		return all;
 	}
 
 	/**

@@ -1,5 +1,7 @@
 package io.redeq.redis;
 
+import java.util.List;
+
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.Test;
 
@@ -88,12 +90,42 @@ class KeySpaceTests {
 	}
 
 	@Test
+	void namedKeysAreTheBucketKeysAtThePreludesPositions() {
+		String[] fixed = this.sixteen.bucketKeys(3);
+		assertThat(new String[] { this.sixteen.payloadKey(3), this.sixteen.attemptKey(3), this.sixteen.dueKey(3),
+				this.sixteen.leaseKey(3), this.sixteen.diedKey(3), this.sixteen.errorKey(3), this.sixteen.countKey(3),
+				this.sixteen.lockKey(3) })
+			.containsExactly(fixed);
+	}
+
+	@Test
+	void aJobScriptDeclaresTheFixedKeysThenReadyAndDeadPerTopic() {
+		String tag = this.sixteen.tag(3);
+		assertThat(this.sixteen.jobScriptKeys(3, List.of("a", "b"))).startsWith(this.sixteen.bucketKeys(3))
+			.endsWith(tag + ":ready:a", tag + ":dead:a", tag + ":ready:b", tag + ":dead:b")
+			.hasSize(12);
+		assertThat(this.sixteen.jobScriptKeys(3, List.of())).containsExactly(this.sixteen.bucketKeys(3));
+	}
+
+	@Test
+	void firstFormatKeysAreFixed() {
+		String tag = this.sixteen.tag(3);
+		assertThat(this.sixteen.formatOneScriptKeys(3)).containsExactly(tag + ":jobs", tag + ":delayed",
+				tag + ":inflight", tag + ":dead", tag + ":errors");
+		assertThat(this.sixteen.formatOneKeys(3)).containsExactly(tag + ":jobs", tag + ":delayed", tag + ":inflight",
+				tag + ":dead", tag + ":errors", tag + ":counts");
+		assertThat(this.sixteen.formatOneJobsKey(3)).isEqualTo(tag + ":jobs");
+		assertThat(this.sixteen.formatOneCountsKey(3)).isEqualTo(tag + ":counts");
+	}
+
+	@Test
 	void prefixWideKeysAreFixed() {
 		assertThat(this.sixteen.metaKey()).isEqualTo("redeq:meta");
 		assertThat(this.sixteen.instancesKey()).isEqualTo("redeq:instances");
 		assertThat(this.sixteen.wakeChannel()).isEqualTo("redeq:wake");
 		assertThat(this.sixteen.signalKey("order.timeout")).isEqualTo("redeq:signal:order.timeout");
 		assertThat(KeySpace.jobKey("order.timeout", "order-42")).isEqualTo("order.timeout:order-42");
+		assertThat(KeySpace.topicOf("order.timeout:order:42")).isEqualTo("order.timeout");
 	}
 
 }
