@@ -4,6 +4,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import static io.redeq.redis.ScriptReply.number;
+import static io.redeq.redis.ScriptReply.text;
+
 /**
  * What the inspect script saw in one bucket.
  *
@@ -15,18 +18,25 @@ import java.util.Map;
  */
 public record BucketInspection(long now, long earliestDue, Map<String, Long> counts, Map<String, Long> oldestReadyDue) {
 
-	static BucketInspection of(List<Object> reply) {
-		long now = RedisJobStore.asLong(reply.get(0));
-		long earliestDue = RedisJobStore.asLong(reply.get(1));
-		int fields = (int) RedisJobStore.asLong(reply.get(2));
+	/**
+	 * Parses inspect.lua's result: now, due ms of the earliest delayed job (-1 none),
+	 * number of count fields n, then n pairs "{@code <topic>:<D|R|I|X>}", count, then
+	 * pairs topic, due ms of the oldest READY job. Its 'topics' answer is not a result:
+	 * the caller sends the script again first.
+	 */
+	static BucketInspection fromReply(List<Object> reply) {
+		ScriptReply.requireResult(reply, "inspect.lua");
+		long now = number(reply.get(0));
+		long earliestDue = number(reply.get(1));
+		int fields = (int) number(reply.get(2));
 		Map<String, Long> counts = new LinkedHashMap<>();
 		int i = 3;
 		for (int f = 0; f < fields; f++, i += 2) {
-			counts.put(String.valueOf(reply.get(i)), RedisJobStore.asLong(reply.get(i + 1)));
+			counts.put(text(reply.get(i)), number(reply.get(i + 1)));
 		}
 		Map<String, Long> oldestReady = new LinkedHashMap<>();
 		for (; i + 1 < reply.size(); i += 2) {
-			oldestReady.put(String.valueOf(reply.get(i)), RedisJobStore.asLong(reply.get(i + 1)));
+			oldestReady.put(text(reply.get(i)), number(reply.get(i + 1)));
 		}
 		return new BucketInspection(now, earliestDue, counts, oldestReady);
 	}

@@ -1,5 +1,11 @@
 package io.redeq.redis;
 
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.redeq.redis.ScriptReply.isOne;
+import static io.redeq.redis.ScriptReply.number;
+
 /**
  * The head of one bucket's indexes, as the sweep saw it.
  *
@@ -11,6 +17,25 @@ package io.redeq.redis;
  * @param oldestDeath when the longest-dead job died, or -1
  */
 public record BucketPeek(int bucket, long now, boolean held, long nextDue, long nextLeaseExpiry, long oldestDeath) {
+
+	/** Values peek.lua returns per bucket, after {@code now}. */
+	private static final int VALUES_PER_BUCKET = 4;
+
+	/**
+	 * Parses peek.lua's reply for the buckets whose keys it was sent, in that order: now,
+	 * then per bucket 4 values: 1 if the lock is held (and renewed), earliest due ms,
+	 * earliest lease deadline ms, earliest death ms (-1 when the index is empty).
+	 */
+	static List<BucketPeek> fromReply(int[] buckets, List<Object> reply) {
+		long now = number(reply.get(0));
+		List<BucketPeek> peeks = new ArrayList<>(buckets.length);
+		for (int i = 0; i < buckets.length; i++) {
+			int base = 1 + i * VALUES_PER_BUCKET;
+			peeks.add(new BucketPeek(buckets[i], now, isOne(reply.get(base)), number(reply.get(base + 1)),
+					number(reply.get(base + 2)), number(reply.get(base + 3))));
+		}
+		return peeks;
+	}
 
 	/** Whether a migrate call would move, reclaim or drop anything now. */
 	public boolean needsSweep(long deadRetentionMillis) {

@@ -1,15 +1,38 @@
 package io.redeq.redis;
 
+import java.util.ArrayList;
 import java.util.List;
 
+import static io.redeq.redis.ScriptReply.number;
+import static io.redeq.redis.ScriptReply.text;
+
 /**
- * The jobs one claim took, with the Redis time it ran at and how many entries the ready
- * list still has (an upper bound: entries of cancelled jobs are only skipped when
- * popped).
+ * The jobs one claim took, with the Redis time it ran at and how many READY jobs of the
+ * topic its bucket still holds.
  *
  * @param now Redis time, epoch ms
- * @param remaining entries left in the bucket's ready list of the topic
+ * @param remaining READY jobs of the topic left in this bucket
  * @param jobs the claimed jobs
  */
 public record ClaimResult(long now, long remaining, List<ClaimedJob> jobs) {
+
+	/** Values claim.lua returns per claimed job. */
+	private static final int VALUES_PER_JOB = 5;
+
+	/**
+	 * Parses claim.lua's reply to a claim of {@code topic} in {@code bucket} under
+	 * {@code token}: now, READY jobs left in this bucket, then per claimed job 5 values:
+	 * jobKey, attempt, created ms, due ms, payload.
+	 */
+	static ClaimResult fromReply(List<Object> reply, int bucket, String topic, String token) {
+		List<ClaimedJob> jobs = new ArrayList<>();
+		for (int i = 2; i + VALUES_PER_JOB - 1 < reply.size(); i += VALUES_PER_JOB) {
+			String jobKey = text(reply.get(i));
+			jobs.add(new ClaimedJob(bucket, jobKey, topic, jobKey.substring(topic.length() + 1),
+					(int) number(reply.get(i + 1)), number(reply.get(i + 2)), number(reply.get(i + 3)),
+					text(reply.get(i + 4)), token));
+		}
+		return new ClaimResult(number(reply.get(0)), number(reply.get(1)), jobs);
+	}
+
 }

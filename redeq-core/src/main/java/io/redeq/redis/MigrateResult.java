@@ -1,6 +1,12 @@
 package io.redeq.redis;
 
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+
+import static io.redeq.redis.ScriptReply.isOne;
+import static io.redeq.redis.ScriptReply.number;
+import static io.redeq.redis.ScriptReply.text;
 
 /**
  * What one run of the migrate script did on one bucket.
@@ -15,6 +21,22 @@ import java.util.Map;
  */
 public record MigrateResult(long now, long nextDue, long nextLeaseExpiry, boolean lockHeld, int migrated, int reclaimed,
 		Map<String, Integer> readyByTopic) {
+
+	/**
+	 * Parses migrate.lua's result: now, next due ms (-1 none), next lease deadline ms (-1
+	 * none or not checked), 1 if the lock is held (or was not checked), jobs migrated,
+	 * leases reclaimed, then pairs topic, jobs made READY. Its 'topics' answer is not a
+	 * result: the caller sends the script again first.
+	 */
+	static MigrateResult fromReply(List<Object> reply) {
+		ScriptReply.requireResult(reply, "migrate.lua");
+		Map<String, Integer> readyByTopic = new LinkedHashMap<>();
+		for (int i = 6; i + 1 < reply.size(); i += 2) {
+			readyByTopic.put(text(reply.get(i)), (int) number(reply.get(i + 1)));
+		}
+		return new MigrateResult(number(reply.get(0)), number(reply.get(1)), number(reply.get(2)), isOne(reply.get(3)),
+				(int) number(reply.get(4)), (int) number(reply.get(5)), readyByTopic);
+	}
 
 	/** Whether a full batch was moved, so more may be due right now. */
 	public boolean mayHaveMore(int batchSize) {

@@ -3,7 +3,6 @@ package io.redeq.redis;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +19,10 @@ import io.redeq.RedeqException;
 
 import static io.redeq.redis.KeySpace.topicOf;
 
+// Over 300 lines: it is the one door, with a method per script (about twenty), each now
+// "send, then let the result record parse the reply". The sending helpers that declare
+// each bucket's known topics (runOn, runRemembered, runWithAllTopics) could be a class of
+// their own; they stay here while the hot path they sit on is being measured.
 /**
  * The one door to job state in Redis: a method per state change, each one Lua script on
  * one bucket's keys (so each is atomic and Cluster-safe). Every key a script touches is
@@ -113,14 +116,10 @@ public final class RedisJobStore {
 		for (int round = 0; round < MAX_TOPIC_ROUNDS; round++) {
 			Set<String> topics = knownTopics(bucket);
 			List<Object> reply = this.scripts.await(runOn(script, bucket, topics, rest), script.toString());
-			if (reply.isEmpty() || !"topics".equals(String.valueOf(reply.get(0)))) {
+			if (!ScriptReply.asksForTopics(reply)) {
 				return reply;
 			}
-			List<String> missing = new ArrayList<>();
-			for (int i = 1; i < reply.size(); i++) {
-				missing.add(String.valueOf(reply.get(i)));
-			}
-			remember(bucket, missing);
+			remember(bucket, ScriptReply.topicsAskedFor(reply));
 		}
 		throw new RedeqException(
 				"Script " + script + " on bucket " + bucket + " kept asking for more topics' keys after "
@@ -159,20 +158,7 @@ public final class RedisJobStore {
 			args[i++] = request.policyCode();
 		}
 		CompletionStage<List<Object>> reply = runOn(Scripts.SCHEDULE, bucket, topics, args);
-		return reply.thenApply((values) -> {
-			String earliest = String.valueOf(asLong(values.get(0)));
-			boolean marked = false;
-			List<ScheduleOutcome> outcomes = new ArrayList<>(requests.size());
-			for (int j = 1; j + 1 < values.size(); j += 2) {
-				String status = String.valueOf(values.get(j));
-				String value = String.valueOf(values.get(j + 1));
-				boolean isEarliest = !marked && !"-1".equals(earliest) && earliest.equals(value)
-						&& ("new".equals(status) || "replaced".equals(status));
-				marked |= isEarliest;
-				outcomes.add(new ScheduleOutcome(status, value, isEarliest));
-			}
-			return outcomes;
-		});
+		return reply.thenApply(ScheduleOutcome::fromScheduleReply);
 	}
 
 	/**
@@ -191,21 +177,12 @@ public final class RedisJobStore {
 	public Optional<ScheduleOutcome> reschedule(int bucket, String jobKey, boolean absolute, long millis) {
 		List<Object> reply = this.scripts.await(runOn(Scripts.RESCHEDULE, bucket, topicOf(jobKey), jobKey,
 				absolute ? "at" : "in", Long.toString(millis)), "reschedule " + jobKey);
-		if (asLong(reply.get(0)) != 1) {
-			return Optional.empty();
-		}
-		return Optional.of(new ScheduleOutcome("rescheduled", String.valueOf(reply.get(1)), asLong(reply.get(2)) == 1));
+		return ScheduleOutcome.fromMoveReply("rescheduled", reply);
 	}
 
 	public Optional<StoredJob> find(int bucket, String jobKey) {
 		List<Object> reply = this.scripts.await(runOn(Scripts.FIND, bucket, topicOf(jobKey), jobKey), "find " + jobKey);
-		if (reply.isEmpty()) {
-			return Optional.empty();
-		}
-		String topic = topicOf(jobKey);
-		return Optional.of(new StoredJob(topic, jobKey.substring(topic.length() + 1),
-				StoredJob.stateOf(String.valueOf(reply.get(0)).charAt(0)), (int) asLong(reply.get(3)),
-				asLong(reply.get(1)), asLong(reply.get(2)), String.valueOf(reply.get(4))));
+		return StoredJob.fromReply(jobKey, reply);
 	}
 
 	// ---- migrator
@@ -229,8 +206,8 @@ public final class RedisJobStore {
 	 */
 	public MigrateResult migrate(int bucket, int batchSize, boolean sweep, String lockOwner, long lockTtlMillis,
 			long deadRetentionMillis) {
-		return migrateResult(runWithAllTopics(Scripts.MIGRATE, bucket, strings(batchSize, sweep ? lockOwner : "",
-				lockTtlMillis, sweep ? deadRetentionMillis : 0, sweep ? 1 : 0)));
+		return MigrateResult.fromReply(runWithAllTopics(Scripts.MIGRATE, bucket, strings(batchSize,
+				sweep ? lockOwner : "", lockTtlMillis, sweep ? deadRetentionMillis : 0, sweep ? 1 : 0)));
 	}
 
 	/**
@@ -248,21 +225,12 @@ public final class RedisJobStore {
 		List<MigrateResult> results = new ArrayList<>(buckets.length);
 		for (int i = 0; i < buckets.length; i++) {
 			List<Object> reply = this.scripts.await(replies.get(i), Scripts.MIGRATE.toString());
-			if (!reply.isEmpty() && "topics".equals(String.valueOf(reply.get(0)))) {
+			if (ScriptReply.asksForTopics(reply)) {
 				reply = runWithAllTopics(Scripts.MIGRATE, buckets[i], args);
 			}
-			results.add(migrateResult(reply));
+			results.add(MigrateResult.fromReply(reply));
 		}
 		return results;
-	}
-
-	private static MigrateResult migrateResult(List<Object> reply) {
-		Map<String, Integer> readyByTopic = new LinkedHashMap<>();
-		for (int i = 6; i + 1 < reply.size(); i += 2) {
-			readyByTopic.put(String.valueOf(reply.get(i)), (int) asLong(reply.get(i + 1)));
-		}
-		return new MigrateResult(asLong(reply.get(0)), asLong(reply.get(1)), asLong(reply.get(2)),
-				asLong(reply.get(3)) == 1, (int) asLong(reply.get(4)), (int) asLong(reply.get(5)), readyByTopic);
 	}
 
 	/**
@@ -293,14 +261,7 @@ public final class RedisJobStore {
 		}
 		List<BucketPeek> peeks = new ArrayList<>(buckets.length);
 		for (int g = 0; g < groups.size(); g++) {
-			List<Object> reply = this.scripts.await(replies.get(g), "sweep buckets");
-			long now = asLong(reply.get(0));
-			int[] group = groups.get(g);
-			for (int i = 0; i < group.length; i++) {
-				int base = 1 + i * 4;
-				peeks.add(new BucketPeek(group[i], now, asLong(reply.get(base)) == 1, asLong(reply.get(base + 1)),
-						asLong(reply.get(base + 2)), asLong(reply.get(base + 3))));
-			}
+			peeks.addAll(BucketPeek.fromReply(groups.get(g), this.scripts.await(replies.get(g), "sweep buckets")));
 		}
 		return peeks;
 	}
@@ -362,16 +323,7 @@ public final class RedisJobStore {
 			int maxAttempts) {
 		CompletionStage<List<Object>> reply = runRemembered(Scripts.CLAIM, bucket, topic,
 				strings(max, leaseMillis, token, maxAttempts));
-		return reply.thenApply((values) -> {
-			List<ClaimedJob> jobs = new ArrayList<>();
-			for (int i = 2; i + 4 < values.size(); i += 5) {
-				String jobKey = String.valueOf(values.get(i));
-				jobs.add(new ClaimedJob(bucket, jobKey, topic, jobKey.substring(topic.length() + 1),
-						(int) asLong(values.get(i + 1)), asLong(values.get(i + 2)), asLong(values.get(i + 3)),
-						String.valueOf(values.get(i + 4)), token));
-			}
-			return new ClaimResult(asLong(values.get(0)), asLong(values.get(1)), jobs);
-		});
+		return reply.thenApply((values) -> ClaimResult.fromReply(values, bucket, topic, token));
 	}
 
 	/**
@@ -385,7 +337,7 @@ public final class RedisJobStore {
 			args[i++] = job.token();
 		}
 		CompletionStage<List<Object>> reply = runOn(Scripts.COMPLETE, bucket, topicsOf(jobs), args);
-		return reply.thenApply((values) -> values.stream().map((v) -> asLong(v) == 1).toList());
+		return reply.thenApply(ScriptReply::perJobFlags);
 	}
 
 	/**
@@ -395,9 +347,7 @@ public final class RedisJobStore {
 	public CompletionStage<Optional<ScheduleOutcome>> retry(ClaimedJob job, long backoffMillis, String error) {
 		CompletionStage<List<Object>> reply = runOn(Scripts.RETRY, job.bucket(), job.topic(), job.jobKey(), job.token(),
 				Long.toString(backoffMillis), error);
-		return reply.thenApply((values) -> (asLong(values.get(0)) == 1)
-				? Optional.of(new ScheduleOutcome("retry", String.valueOf(values.get(1)), asLong(values.get(2)) == 1))
-				: Optional.empty());
+		return reply.thenApply((values) -> ScheduleOutcome.fromMoveReply("retry", values));
 	}
 
 	/** Moves a job to DEAD; returns the time it died, or 0 if the claim was lost. */
@@ -418,7 +368,7 @@ public final class RedisJobStore {
 			args[i++] = job.token();
 		}
 		CompletionStage<List<Object>> reply = runOn(Scripts.EXTEND, bucket, topicsOf(jobs), args);
-		return reply.thenApply((values) -> values.stream().map((v) -> asLong(v) == 1).toList());
+		return reply.thenApply(ScriptReply::perJobFlags);
 	}
 
 	/**
@@ -457,18 +407,17 @@ public final class RedisJobStore {
 	}
 
 	private CompletionStage<BucketInspection> inspect(int bucket, int round) {
-		Set<String> topics = new LinkedHashSet<>(
-				this.topicsByBucket.computeIfAbsent(bucket, (b) -> ConcurrentHashMap.newKeySet()));
+		Set<String> topics = knownTopics(bucket);
 		CompletionStage<List<Object>> reply = runOn(Scripts.INSPECT, bucket, topics);
 		return reply.thenCompose((values) -> {
-			if (values.isEmpty() || !"topics".equals(String.valueOf(values.get(0)))) {
-				return CompletableFuture.completedFuture(BucketInspection.of(values));
+			if (!ScriptReply.asksForTopics(values)) {
+				return CompletableFuture.completedFuture(BucketInspection.fromReply(values));
 			}
 			if (round + 1 >= MAX_TOPIC_ROUNDS) {
 				return CompletableFuture.failedFuture(new RedeqException("Inspecting bucket " + bucket
 						+ " kept asking for more topics' keys; topics known there: " + topics));
 			}
-			remember(bucket, values.subList(1, values.size()).stream().map(String::valueOf).toList());
+			remember(bucket, ScriptReply.topicsAskedFor(values));
 			return inspect(bucket, round + 1);
 		});
 	}
@@ -494,13 +443,6 @@ public final class RedisJobStore {
 			topics.add(job.topic());
 		}
 		return topics;
-	}
-
-	static long asLong(Object value) {
-		if (value instanceof Number number) {
-			return number.longValue();
-		}
-		return Long.parseLong(String.valueOf(value));
 	}
 
 }

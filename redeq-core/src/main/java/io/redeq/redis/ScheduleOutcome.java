@@ -1,15 +1,57 @@
 package io.redeq.redis;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import static io.redeq.redis.ScriptReply.isOne;
+import static io.redeq.redis.ScriptReply.number;
+import static io.redeq.redis.ScriptReply.text;
+
 /**
- * What the schedule script did with one job.
+ * What the schedule script did with one job, or where a reschedule or a retry moved a
+ * job's due time.
  *
  * @param status {@code new}, {@code replaced}, {@code kept}, {@code rejected},
- * {@code running} or {@code full}
- * @param value the due time for new, replaced and kept jobs; the pending count for full;
+ * {@code running} or {@code full}; {@code rescheduled} or {@code retry} for a moved job
+ * @param value the due time for new, replaced and moved jobs; the pending count for full;
  * the existing state code for rejected
  * @param earliest whether the job became its bucket's earliest (the migrator should wake)
  */
 public record ScheduleOutcome(String status, String value, boolean earliest) {
+
+	/**
+	 * Parses schedule.lua's reply, one outcome per job in request order: the due ms of a
+	 * job of this call that became the bucket's earliest (-1 none: the migrator need not
+	 * wake), then n pairs: status, value. Only the first written job with that due time
+	 * is marked earliest.
+	 */
+	static List<ScheduleOutcome> fromScheduleReply(List<Object> reply) {
+		String earliest = String.valueOf(number(reply.get(0)));
+		boolean marked = false;
+		List<ScheduleOutcome> outcomes = new ArrayList<>((reply.size() - 1) / 2);
+		for (int i = 1; i + 1 < reply.size(); i += 2) {
+			String status = text(reply.get(i));
+			String value = text(reply.get(i + 1));
+			boolean isEarliest = !marked && !"-1".equals(earliest) && earliest.equals(value)
+					&& ("new".equals(status) || "replaced".equals(status));
+			marked |= isEarliest;
+			outcomes.add(new ScheduleOutcome(status, value, isEarliest));
+		}
+		return outcomes;
+	}
+
+	/**
+	 * Parses the reply of reschedule.lua or retry.lua, which move a job's due time: 1,
+	 * new due ms, 1 if it became the earliest job; or 0, 0, 0 if the job could not be
+	 * moved (empty).
+	 */
+	static Optional<ScheduleOutcome> fromMoveReply(String status, List<Object> reply) {
+		if (!isOne(reply.get(0))) {
+			return Optional.empty();
+		}
+		return Optional.of(new ScheduleOutcome(status, text(reply.get(1)), isOne(reply.get(2))));
+	}
 
 	public boolean written() {
 		return "new".equals(this.status) || "replaced".equals(this.status);

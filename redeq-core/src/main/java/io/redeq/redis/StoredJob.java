@@ -1,9 +1,14 @@
 package io.redeq.redis;
 
 import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
 
 import io.redeq.JobInfo;
 import io.redeq.JobState;
+
+import static io.redeq.redis.ScriptReply.number;
+import static io.redeq.redis.ScriptReply.text;
 
 /**
  * A job as the find script read it from its bucket.
@@ -19,7 +24,21 @@ import io.redeq.JobState;
 public record StoredJob(String topic, String id, JobState state, int attempts, long createdAt, long dueAt,
 		String payload) {
 
-	static JobState stateOf(char code) {
+	/**
+	 * Parses find.lua's reply about {@code jobKey}: an empty list if unknown; else state,
+	 * created ms, due ms, attempts, payload.
+	 */
+	static Optional<StoredJob> fromReply(String jobKey, List<Object> reply) {
+		if (reply.isEmpty()) {
+			return Optional.empty();
+		}
+		String topic = KeySpace.topicOf(jobKey);
+		return Optional
+			.of(new StoredJob(topic, jobKey.substring(topic.length() + 1), stateOf(text(reply.get(0)).charAt(0)),
+					(int) number(reply.get(3)), number(reply.get(1)), number(reply.get(2)), text(reply.get(4))));
+	}
+
+	private static JobState stateOf(char code) {
 		return switch (code) {
 			case 'D' -> JobState.DELAYED;
 			case 'R' -> JobState.READY;
