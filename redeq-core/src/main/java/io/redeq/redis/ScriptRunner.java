@@ -1,7 +1,10 @@
 package io.redeq.redis;
 
+import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -161,8 +164,7 @@ public final class ScriptRunner {
 					+ " within the redeq command timeout; it may be down or overloaded", cause);
 		}
 		if (cause instanceof RedisConnectionException || cause instanceof RedisCommandTimeoutException
-				|| cause instanceof java.io.IOException
-				|| cause instanceof java.util.concurrent.CancellationException) {
+				|| cause instanceof IOException || cause instanceof CancellationException) {
 			return new RedeqUnavailableException("Redis unavailable during " + operation + ": " + cause.getMessage(),
 					cause);
 		}
@@ -174,7 +176,7 @@ public final class ScriptRunner {
 
 	private static Throwable unwrap(Throwable ex) {
 		Throwable current = ex;
-		while ((current instanceof java.util.concurrent.CompletionException || current instanceof ExecutionException)
+		while ((current instanceof CompletionException || current instanceof ExecutionException)
 				&& current.getCause() != null) {
 			current = current.getCause();
 		}
