@@ -5,11 +5,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -42,9 +40,10 @@ import io.redeq.redis.ScriptRunner;
 import io.redeq.schedule.JobScheduler;
 import io.redeq.schedule.WakeUps;
 
-// Over 300 lines because of its nested Builder (one documented setter per configuration
-// key, about half the file): Redeq.builder(...) returning Redeq.Builder is fixed API
-// (CONTRACT.md). The engine itself is about 300 lines.
+// Over 300 lines: the contract (CONTRACT.md) makes this one class the whole entry point
+// (client, admin, four subscribe overloads, snapshots, close) and the home of its Builder
+// (about 120 lines). The settings, their defaults and their rules are in RedeqOptions; the
+// running subscriptions in SubscriptionRegistry.
 /**
  * The redeq engine on one Lettuce client: its {@link #client() client} schedules jobs,
  * its {@link #admin() admin} operates queues, {@link #subscribe} consumes a topic, and
@@ -64,10 +63,6 @@ import io.redeq.schedule.WakeUps;
  * @since 0.1.0
  */
 public final class Redeq implements AutoCloseable {
-
-	// About 400 lines: the contract makes this one class the whole entry point (client,
-	// admin, four subscribe overloads, snapshots, close) and the home of its Builder. The
-	// settings, their defaults and their rules are in RedeqOptions.
 
 	private static final Logger logger = LoggerFactory.getLogger(Redeq.class);
 
@@ -103,7 +98,7 @@ public final class Redeq implements AutoCloseable {
 	 */
 	private final ScheduledExecutorService statsTimer;
 
-	private final Map<String, TopicConsumer> subscriptions = new ConcurrentHashMap<>();
+	private final SubscriptionRegistry subscriptions = new SubscriptionRegistry();
 
 	private final SnapshotRefresher snapshots;
 
@@ -264,7 +259,7 @@ public final class Redeq implements AutoCloseable {
 
 	/** Topics with a running subscription in this engine. */
 	public Set<String> subscribedTopics() {
-		return Set.copyOf(this.subscriptions.keySet());
+		return this.subscriptions.topics();
 	}
 
 	/** Consumes a topic with the engine's default settings. */
@@ -301,16 +296,8 @@ public final class Redeq implements AutoCloseable {
 				subscriptionOptions.lease(timeout), subscriptionOptions.backoff(this.options));
 		ConsumerContext context = new ConsumerContext(this.store, this.codec, this.options, this.events, this.listeners,
 				this.wakeUps, this.timers, this.instanceId);
-		TopicConsumer[] created = new TopicConsumer[1];
-		TopicConsumer consumer = this.subscriptions.computeIfAbsent(topic, (t) -> {
-			created[0] = new TopicConsumer(settings, (JobHandler<Object>) handler, context,
-					() -> this.subscriptions.remove(t, created[0]));
-			return created[0];
-		});
-		if (consumer != created[0]) {
-			throw new IllegalStateException("Topic '" + topic
-					+ "' already has a subscription in this redeq engine; a topic has one handler per application. Close it first");
-		}
+		TopicConsumer consumer = this.subscriptions.register(topic,
+				(onClosed) -> new TopicConsumer(settings, (JobHandler<Object>) handler, context, onClosed));
 		consumer.start();
 		return consumer;
 	}
@@ -327,20 +314,7 @@ public final class Redeq implements AutoCloseable {
 			}
 			this.closed = true;
 		}
-		List<Thread> closing = new ArrayList<>();
-		for (TopicConsumer consumer : this.subscriptions.values()) {
-			Thread thread = new Thread(consumer::close, "redeq-close-" + consumer.topic());
-			thread.start();
-			closing.add(thread);
-		}
-		for (Thread thread : closing) {
-			try {
-				thread.join();
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-		}
+		this.subscriptions.closeAll();
 		if (this.migrator != null) {
 			this.migrator.close();
 		}
