@@ -34,7 +34,7 @@ class PayloadTypeHintsIntegrationTests {
 
 		public String command;
 
-		public Gadget() {
+		Gadget() {
 			created.incrementAndGet();
 		}
 

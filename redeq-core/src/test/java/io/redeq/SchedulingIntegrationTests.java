@@ -29,7 +29,7 @@ class SchedulingIntegrationTests {
 	record OrderTimeout(long orderId) {
 	}
 
-	static class Unwritable {
+	public static class Unwritable {
 
 		public String getValue() {
 			throw new IllegalStateException("not today");

@@ -1,12 +1,12 @@
 package io.redeq.spring.listener;
 
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.CountDownLatch;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.lettuce.core.RedisClient;
@@ -47,7 +47,7 @@ class GracefulShutdownIntegrationTests {
 	static class SlowListener {
 
 		@RedeqListener(topic = "work", concurrency = "4")
-		public void handle(String payload, io.redeq.Delivery delivery) throws InterruptedException {
+		void handle(String payload, io.redeq.Delivery delivery) throws InterruptedException {
 			running.incrementAndGet();
 			try {
 				new CountDownLatch(1).await(50, TimeUnit.MILLISECONDS); // the work

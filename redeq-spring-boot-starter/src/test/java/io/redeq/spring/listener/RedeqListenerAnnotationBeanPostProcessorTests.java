@@ -55,7 +55,7 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 	static class Listeners {
 
 		@RedeqListener(topic = "items")
-		public void onItems(List<Item> items, Delivery delivery) {
+		void onItems(List<Item> items, Delivery delivery) {
 		}
 
 		@RedeqListener(topic = "${app.topic}", concurrency = "${app.concurrency}", maxAttempts = "#{1 + 1}",
@@ -116,7 +116,7 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 	static class TwoParameters {
 
 		@RedeqListener(topic = "bad")
-		public void handle(String a, Integer b) {
+		void handle(String a, Integer b) {
 		}
 
 	}
@@ -130,7 +130,7 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 	static class TwoDeliveries {
 
 		@RedeqListener(topic = "bad")
-		public void handle(String payload, Delivery first, Delivery second) {
+		void handle(String payload, Delivery first, Delivery second) {
 		}
 
 	}
@@ -143,7 +143,7 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 	static class NoPayload {
 
 		@RedeqListener(topic = "bad")
-		public void handle(Delivery delivery) {
+		void handle(Delivery delivery) {
 		}
 
 	}
@@ -183,7 +183,7 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 	static class Generic<T> {
 
 		@RedeqListener(topic = "bad")
-		public void handle(List<T> payload) {
+		void handle(List<T> payload) {
 		}
 
 	}
@@ -196,7 +196,7 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 	static class BadConcurrency {
 
 		@RedeqListener(topic = "bad", concurrency = "${missing.concurrency:zero}")
-		public void handle(String payload) {
+		void handle(String payload) {
 		}
 
 	}
@@ -211,7 +211,7 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 	static class BadTimeout {
 
 		@RedeqListener(topic = "bad", timeout = "-1s")
-		public void handle(String payload) {
+		void handle(String payload) {
 		}
 
 	}
@@ -224,7 +224,7 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 	static class BadTopic {
 
 		@RedeqListener(topic = "bad topic")
-		public void handle(String payload) {
+		void handle(String payload) {
 		}
 
 	}
@@ -237,7 +237,7 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 	static class FirstOfTopic {
 
 		@RedeqListener(topic = "shared")
-		public void handle(String payload) {
+		void handle(String payload) {
 		}
 
 	}
@@ -245,7 +245,7 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 	static class SecondOfTopic {
 
 		@RedeqListener(topic = "shared")
-		public void handle(String payload) {
+		void handle(String payload) {
 		}
 
 	}

@@ -68,7 +68,8 @@ class RedeqListenerIntegrationTests {
 
 	}
 
-	static class TypedListeners {
+	// Public, as most listener beans are; onString covers package-private methods.
+	public static class TypedListeners {
 
 		final Received received = new Received();
 
@@ -121,7 +122,7 @@ class RedeqListenerIntegrationTests {
 
 		@RedeqListener(topic = "${app.topic}", concurrency = "${app.concurrency}", maxAttempts = "#{1 + 1}",
 				timeout = "${app.timeout:45s}")
-		public void handle(String payload) throws InterruptedException {
+		void handle(String payload) throws InterruptedException {
 			this.running.incrementAndGet();
 			this.threads.add(Thread.currentThread().getName());
 			this.release.await(20, TimeUnit.SECONDS);
@@ -175,7 +176,7 @@ class RedeqListenerIntegrationTests {
 		final List<Integer> attempts = new CopyOnWriteArrayList<>();
 
 		@RedeqListener(topic = "failing", maxAttempts = "2")
-		public void handle(Item item, Delivery delivery) {
+		void handle(Item item, Delivery delivery) {
 			this.attempts.add(delivery.attempt());
 			throw new IllegalStateException("warehouse " + item.skuCode() + " is closed");
 		}
@@ -235,7 +236,8 @@ class RedeqListenerIntegrationTests {
 
 	}
 
-	static class ProxiedListener {
+	// Public, as proxied beans are: CGLIB intercepts their public methods.
+	public static class ProxiedListener {
 
 		final List<String> received = new CopyOnWriteArrayList<>();
 
@@ -304,13 +306,13 @@ class RedeqListenerIntegrationTests {
 		final AtomicInteger calls = new AtomicInteger();
 
 		@RedeqListener(topic = "silent")
-		public void handle(String payload) {
+		void handle(String payload) {
 			this.calls.incrementAndGet();
 		}
 
 		// Invalid on purpose: producer-only mode must not even check listeners.
 		@RedeqListener(topic = "silent.invalid")
-		public void invalid(String a, String b) {
+		void invalid(String a, String b) {
 		}
 
 	}
