@@ -44,25 +44,6 @@ class GracefulShutdownIntegrationTests {
 
 	static final AtomicInteger running = new AtomicInteger();
 
-	static class SlowListener {
-
-		@RedeqListener(topic = "work", concurrency = "4")
-		void handle(String payload, io.redeq.Delivery delivery) throws InterruptedException {
-			running.incrementAndGet();
-			try {
-				new CountDownLatch(1).await(50, TimeUnit.MILLISECONDS); // the work
-																		// itself; not a
-																		// wait in the
-																		// test
-				completions.computeIfAbsent(delivery.id(), (id) -> new AtomicInteger()).incrementAndGet();
-			}
-			finally {
-				running.decrementAndGet();
-			}
-		}
-
-	}
-
 	private final ApplicationContextRunner runner;
 
 	GracefulShutdownIntegrationTests(RedisServer server) {
@@ -102,6 +83,25 @@ class GracefulShutdownIntegrationTests {
 		this.runner.run((context) -> await().atMost(Duration.ofSeconds(60)).until(() -> completions.size() == JOBS));
 		assertThat(completions).hasSize(JOBS);
 		assertThat(completions.values()).allSatisfy((count) -> assertThat(count).hasValue(1));
+	}
+
+	static class SlowListener {
+
+		@RedeqListener(topic = "work", concurrency = "4")
+		void handle(String payload, io.redeq.Delivery delivery) throws InterruptedException {
+			running.incrementAndGet();
+			try {
+				new CountDownLatch(1).await(50, TimeUnit.MILLISECONDS); // the work
+																		// itself; not a
+																		// wait in the
+																		// test
+				completions.computeIfAbsent(delivery.id(), (id) -> new AtomicInteger()).incrementAndGet();
+			}
+			finally {
+				running.decrementAndGet();
+			}
+		}
+
 	}
 
 }
