@@ -38,7 +38,11 @@ public final class Job {
 		this.onDuplicate = builder.onDuplicate;
 	}
 
-	/** Starts a job of the given topic; validated when the job is scheduled. */
+	/**
+	 * Starts a job of the given topic; validated when the job is scheduled.
+	 * @param topic the topic whose subscribers run the job
+	 * @return a builder of a job due at once
+	 */
 	public static Builder builder(String topic) {
 		return new Builder(topic);
 	}
@@ -47,7 +51,10 @@ public final class Job {
 		return this.topic;
 	}
 
-	/** The id asked for, or {@code null} to have redeq generate one. */
+	/**
+	 * The id asked for, or {@code null} to have redeq generate one.
+	 * @return the id, or {@code null}
+	 */
 	public @Nullable String id() {
 		return this.id;
 	}
@@ -59,12 +66,16 @@ public final class Job {
 	/**
 	 * The delay from the moment Redis accepts the job, or {@code null} when
 	 * {@link #dueAt()} is set.
+	 * @return the delay, or {@code null}
 	 */
 	public @Nullable Duration delay() {
 		return this.delay;
 	}
 
-	/** The instant the job is due, or {@code null} when {@link #delay()} is set. */
+	/**
+	 * The instant the job is due, or {@code null} when {@link #delay()} is set.
+	 * @return the due instant, or {@code null}
+	 */
 	public @Nullable Instant dueAt() {
 		return this.dueAt;
 	}
@@ -104,26 +115,40 @@ public final class Job {
 		/**
 		 * The job's id, unique within its topic; a business key makes cancel and find
 		 * easy.
+		 * @param id the id
+		 * @return this builder
 		 */
 		public Builder id(String id) {
 			this.id = id;
 			return this;
 		}
 
-		/** The payload, written as JSON with the engine's Jackson mapper. */
+		/**
+		 * The payload, written as JSON with the engine's Jackson mapper.
+		 * @param payload the payload, or {@code null}
+		 * @return this builder
+		 */
 		public Builder payload(@Nullable Object payload) {
 			this.payload = payload;
 			return this;
 		}
 
-		/** Due this long after Redis accepts the job (on the Redis server's clock). */
+		/**
+		 * Due this long after Redis accepts the job (on the Redis server's clock).
+		 * @param delay the delay, not negative
+		 * @return this builder
+		 */
 		public Builder delay(Duration delay) {
 			this.delay = Validate.delay(this.topic, delay);
 			this.dueAt = null;
 			return this;
 		}
 
-		/** Due at this instant. */
+		/**
+		 * Due at this instant.
+		 * @param dueAt the due instant
+		 * @return this builder
+		 */
 		public Builder dueAt(Instant dueAt) {
 			this.dueAt = Validate.dueAt(this.topic, dueAt);
 			this.delay = null;
@@ -132,6 +157,8 @@ public final class Job {
 
 		/**
 		 * What to do when the id is already taken; {@link Duplicate#REPLACE} by default.
+		 * @param onDuplicate the duplicate policy
+		 * @return this builder
 		 */
 		public Builder onDuplicate(Duplicate onDuplicate) {
 			this.onDuplicate = Objects.requireNonNull(onDuplicate, "onDuplicate must not be null");

@@ -13,15 +13,28 @@ import java.time.Instant;
  */
 public interface JobLifecycleListener {
 
-	/** The handler returned and the job is gone from Redis. */
+	/**
+	 * The handler returned and the job is gone from Redis.
+	 * @param delivery the job as it was delivered
+	 * @param handlerDuration how long the handler ran
+	 */
 	default void onSuccess(Delivery delivery, Duration handlerDuration) {
 	}
 
-	/** The handler failed; the job runs again at {@code nextAttemptAt}. */
+	/**
+	 * The handler failed; the job runs again at {@code nextAttemptAt}.
+	 * @param delivery the job as it was delivered
+	 * @param error what the handler threw
+	 * @param nextAttemptAt when the job is due again
+	 */
 	default void onRetry(Delivery delivery, Throwable error, Instant nextAttemptAt) {
 	}
 
-	/** The job is DEAD: attempts used up, or its payload could not be read. */
+	/**
+	 * The job is DEAD: attempts used up, or its payload could not be read.
+	 * @param delivery the job as it was delivered
+	 * @param reason why, in words for an operator
+	 */
 	default void onDead(Delivery delivery, String reason) {
 	}
 

@@ -114,6 +114,8 @@ public final class Redeq implements AutoCloseable {
 	/**
 	 * Builds the parts, without a Redis command or a thread: an engine that is never
 	 * {@link #start() started} leaves Redis as it found it.
+	 * @param builder the client and collaborators to use
+	 * @param options the settings, already valid
 	 */
 	private Redeq(Builder builder, RedeqOptions options) {
 		this.options = options;
@@ -159,6 +161,8 @@ public final class Redeq implements AutoCloseable {
 	/**
 	 * Starts building an engine on a Lettuce {@code RedisClient} or
 	 * {@code RedisClusterClient} that the caller owns and closes.
+	 * @param client the client
+	 * @return a builder holding the default options
 	 */
 	public static Builder builder(AbstractRedisClient client) {
 		return new Builder(client);
@@ -228,12 +232,18 @@ public final class Redeq implements AutoCloseable {
 		return this.options;
 	}
 
-	/** This engine's id in Redis: bucket lock owner and claim token prefix. */
+	/**
+	 * This engine's id in Redis: bucket lock owner and claim token prefix.
+	 * @return the instance id
+	 */
 	public String instanceId() {
 		return this.instanceId;
 	}
 
-	/** Buckets whose due jobs this instance migrates right now. */
+	/**
+	 * Buckets whose due jobs this instance migrates right now.
+	 * @return the bucket numbers, none without a migrator
+	 */
 	public int[] ownedBuckets() {
 		return (this.migrator != null) ? this.migrator.ownedBuckets() : new int[0];
 	}
@@ -243,6 +253,7 @@ public final class Redeq implements AutoCloseable {
 	 * READY jobs wait, owned buckets. Refreshed in the background every
 	 * {@code stats-refresh-interval}, so calling it often costs no Redis call; the first
 	 * call starts the refresh.
+	 * @return the latest snapshot
 	 */
 	public RedeqSnapshot snapshot() {
 		return this.snapshots.latest();
@@ -251,18 +262,29 @@ public final class Redeq implements AutoCloseable {
 	/**
 	 * Takes a fresh snapshot now (one read per bucket); for health checks that must not
 	 * be stale.
+	 * @return the new snapshot
 	 */
 	public RedeqSnapshot refreshSnapshot() {
 		this.snapshots.latest();
 		return this.snapshots.refresh();
 	}
 
-	/** Topics with a running subscription in this engine. */
+	/**
+	 * Topics with a running subscription in this engine.
+	 * @return the topic names
+	 */
 	public Set<String> subscribedTopics() {
 		return this.subscriptions.topics();
 	}
 
-	/** Consumes a topic with the engine's default settings. */
+	/**
+	 * Consumes a topic with the engine's default settings.
+	 * @param <T> the payload type
+	 * @param topic the topic
+	 * @param payloadType the class payloads are read into
+	 * @param handler the handler each job is given to
+	 * @return the subscription, to close it
+	 */
 	public <T> Subscription subscribe(String topic, Class<T> payloadType, JobHandler<T> handler) {
 		return subscribe(topic, (Type) payloadType, handler, SubscriptionOptions.defaults());
 	}
@@ -275,6 +297,11 @@ public final class Redeq implements AutoCloseable {
 	/**
 	 * Consumes a topic whose payload has a generic type such as {@code List<Item>}; the
 	 * handler receives values of {@code payloadType}.
+	 * @param <T> the payload type
+	 * @param topic the topic
+	 * @param payloadType the type payloads are read into
+	 * @param handler the handler each job is given to
+	 * @return the subscription, to close it
 	 */
 	public <T> Subscription subscribe(String topic, Type payloadType, JobHandler<T> handler) {
 		return subscribe(topic, payloadType, handler, SubscriptionOptions.defaults());
@@ -350,24 +377,38 @@ public final class Redeq implements AutoCloseable {
 		/**
 		 * Replaces every setting with those of {@code options}; setters called afterwards
 		 * change them further.
+		 * @param options the options
+		 * @return this builder
 		 */
 		public Builder options(RedeqOptions options) {
 			return from(options);
 		}
 
-		/** The Jackson mapper for payloads; a plain JsonMapper when not set. */
+		/**
+		 * The Jackson mapper for payloads; a plain JsonMapper when not set.
+		 * @param mapper the mapper, or {@code null}
+		 * @return this builder
+		 */
 		public Builder payloadMapper(@Nullable ObjectMapper mapper) {
 			this.payloadMapper = mapper;
 			return this;
 		}
 
-		/** Where redeq records its meters; none means no metrics and no cost. */
+		/**
+		 * Where redeq records its meters; none means no metrics and no cost.
+		 * @param registry the registry, or {@code null}
+		 * @return this builder
+		 */
 		public Builder meterRegistry(@Nullable MeterRegistry registry) {
 			this.meterRegistry = registry;
 			return this;
 		}
 
-		/** Adds a listener told about every job outcome. */
+		/**
+		 * Adds a listener told about every job outcome.
+		 * @param listener the listener
+		 * @return this builder
+		 */
 		public Builder lifecycleListener(JobLifecycleListener listener) {
 			this.listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
 			return this;
@@ -375,6 +416,8 @@ public final class Redeq implements AutoCloseable {
 
 		/**
 		 * This instance's id in Redis (lock owner, claim tokens); generated when not set.
+		 * @param instanceId the id
+		 * @return this builder
 		 */
 		public Builder instanceId(String instanceId) {
 			if (instanceId == null || instanceId.isBlank() || instanceId.contains(":")) {
@@ -388,6 +431,8 @@ public final class Redeq implements AutoCloseable {
 		 * Whether {@link #build()} also {@link Redeq#start() starts} the engine (default
 		 * true). Off, the built engine writes nothing to Redis until its owner starts it:
 		 * the Spring Boot starter does so from its lifecycle.
+		 * @param autoStartup whether to start
+		 * @return this builder
 		 */
 		public Builder autoStartup(boolean autoStartup) {
 			this.autoStartup = autoStartup;
@@ -404,7 +449,10 @@ public final class Redeq implements AutoCloseable {
 			return this.instanceId;
 		}
 
-		/** The settings as they stand. */
+		/**
+		 * The settings as they stand.
+		 * @return the options
+		 */
 		public RedeqOptions options() {
 			return buildOptions();
 		}
@@ -425,6 +473,7 @@ public final class Redeq implements AutoCloseable {
 		/**
 		 * Builds and, unless {@link #autoStartup(boolean) autoStartup} is off, starts the
 		 * engine (its migrator runs at once; consumers start on subscribe).
+		 * @return the engine
 		 * @throws BucketCountMismatchException if Redis records another bucket count for
 		 * the prefix
 		 */

@@ -22,18 +22,25 @@ public interface RedeqClient {
 
 	/**
 	 * Schedules a job with a generated id, due {@code delay} after Redis accepts it.
+	 * @param topic the topic whose subscribers run the job
+	 * @param payload the payload, or {@code null}
+	 * @param delay the delay, not negative
 	 * @return the generated id
 	 */
 	String schedule(String topic, @Nullable Object payload, Duration delay);
 
 	/**
 	 * Schedules a job with a generated id, due at {@code dueAt}.
+	 * @param topic the topic whose subscribers run the job
+	 * @param payload the payload, or {@code null}
+	 * @param dueAt the due instant
 	 * @return the generated id
 	 */
 	String scheduleAt(String topic, @Nullable Object payload, Instant dueAt);
 
 	/**
 	 * Schedules a job with full control over id and duplicate policy.
+	 * @param job the job
 	 * @return the job's id (generated when the job has none)
 	 */
 	String schedule(Job job);
@@ -42,29 +49,43 @@ public interface RedeqClient {
 	 * Schedules many jobs in pipelined round trips. Each job is applied atomically; if
 	 * one fails (capacity, duplicate), the others still go through and the first failure
 	 * is thrown after all were sent.
+	 * @param jobs the jobs, of one topic or several
 	 * @return the ids, in the order of {@code jobs}
 	 */
 	List<String> scheduleAll(Collection<Job> jobs);
 
 	/**
 	 * Cancels a job that is waiting (DELAYED, READY or DEAD).
+	 * @param topic the job's topic
+	 * @param id the job's id
 	 * @return {@code false} if the job is unknown, already running or done
 	 */
 	boolean cancel(String topic, String id);
 
 	/**
 	 * Moves a waiting job's due time to {@code delay} from now (Redis clock).
+	 * @param topic the job's topic
+	 * @param id the job's id
+	 * @param delay the new delay, not negative
 	 * @return {@code false} if the job is unknown, running or done
 	 */
 	boolean reschedule(String topic, String id, Duration delay);
 
 	/**
 	 * Moves a waiting job's due time to {@code dueAt}.
+	 * @param topic the job's topic
+	 * @param id the job's id
+	 * @param dueAt the new due instant
 	 * @return {@code false} if the job is unknown, running or done
 	 */
 	boolean reschedule(String topic, String id, Instant dueAt);
 
-	/** Looks a job up; finished and cancelled jobs are not found. */
+	/**
+	 * Looks a job up; finished and cancelled jobs are not found.
+	 * @param topic the job's topic
+	 * @param id the job's id
+	 * @return the job, or empty if it is not found
+	 */
 	Optional<JobInfo> find(String topic, String id);
 
 }

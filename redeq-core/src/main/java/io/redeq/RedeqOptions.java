@@ -21,8 +21,10 @@ public final class RedeqOptions {
 	// default, its accessor and its validating setter (named after its configuration key:
 	// redeq.migrator.batch-size -> batchSize).
 
+	/** Default of {@code redeq.prefix}. */
 	public static final String DEFAULT_PREFIX = "redeq";
 
+	/** Default of {@code redeq.buckets}. */
 	public static final int DEFAULT_BUCKETS = 16;
 
 	/**
@@ -31,20 +33,25 @@ public final class RedeqOptions {
 	 */
 	public static final int MAX_BUCKETS = 1024;
 
+	/** Default of {@code redeq.max-pending}. */
 	public static final long DEFAULT_MAX_PENDING = 1_000_000;
 
 	/** 512 KiB, in bytes. */
 	public static final long DEFAULT_MAX_PAYLOAD_SIZE = 512 * 1024;
 
+	/** Default of {@code redeq.migrator.enabled}. */
 	public static final boolean DEFAULT_MIGRATOR_ENABLED = true;
 
+	/** Default of {@code redeq.migrator.batch-size}. */
 	public static final int DEFAULT_BATCH_SIZE = 1000;
 
 	/** Largest {@code batchSize} accepted. */
 	public static final int MAX_BATCH_SIZE = 5000;
 
+	/** Default of {@code redeq.migrator.sweep-interval}. */
 	public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(1);
 
+	/** Default of {@code redeq.migrator.lock-ttl}. */
 	public static final Duration DEFAULT_LOCK_TTL = Duration.ofSeconds(10);
 
 	/**
@@ -52,29 +59,40 @@ public final class RedeqOptions {
 	 */
 	public static final Duration MIN_LOCK_TTL = Duration.ofMillis(300);
 
+	/** Default of {@code redeq.consumer.concurrency}. */
 	public static final int DEFAULT_CONCURRENCY = 1;
 
+	/** Default of {@code redeq.consumer.timeout}. */
 	public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
 
+	/** Default of {@code redeq.consumer.max-attempts}. */
 	public static final int DEFAULT_MAX_ATTEMPTS = 3;
 
 	/** 1 s, doubling, at most 10 min, ± 20 %. */
 	public static final Backoff DEFAULT_BACKOFF = new Backoff(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(10), 0.2);
 
+	/** Default of {@code redeq.consumer.blocking}. */
 	public static final boolean DEFAULT_BLOCKING = true;
 
+	/** Default of {@code redeq.consumer.poll-interval}. */
 	public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(5);
 
+	/** Default of {@code redeq.shutdown-timeout}. */
 	public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(20);
 
+	/** Default of {@code redeq.dead-letter.retention}. */
 	public static final Duration DEFAULT_DEAD_LETTER_RETENTION = Duration.ofDays(7);
 
+	/** Default of {@code redeq.command-timeout}. */
 	public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(10);
 
+	/** Default of {@code redeq.stats-refresh-interval}. */
 	public static final Duration DEFAULT_STATS_REFRESH_INTERVAL = Duration.ofSeconds(5);
 
+	/** Default of {@code redeq.durability.wait-replicas}. */
 	public static final int DEFAULT_WAIT_REPLICAS = 0;
 
+	/** Default of {@code redeq.durability.wait-timeout}. */
 	public static final Duration DEFAULT_WAIT_TIMEOUT = Duration.ofSeconds(1);
 
 	private static final Pattern PREFIX = Pattern.compile("[A-Za-z0-9._\\-]{1,50}");
@@ -142,12 +160,18 @@ public final class RedeqOptions {
 		this.waitTimeout = builder.waitTimeout;
 	}
 
-	/** A builder holding every default. */
+	/**
+	 * A builder holding every default.
+	 * @return a new builder
+	 */
 	public static Builder builder() {
 		return new Builder();
 	}
 
-	/** A builder holding these options, to change some of them. */
+	/**
+	 * A builder holding these options, to change some of them.
+	 * @return a new builder
+	 */
 	public Builder mutate() {
 		return new Builder().from(this);
 	}
@@ -235,6 +259,7 @@ public final class RedeqOptions {
 	/**
 	 * Capacity each bucket enforces for one topic, so that a topic's total stays within
 	 * {@code maxPending} without summing all buckets on every schedule.
+	 * @return the capacity, 0 for unlimited
 	 */
 	public long capacityPerBucket() {
 		return (this.maxPending == 0) ? 0 : Math.max(1, (this.maxPending + this.buckets - 1) / this.buckets);
@@ -326,6 +351,8 @@ public final class RedeqOptions {
 		/**
 		 * Namespace of every Redis key ({@code redeq.prefix}); applications sharing a
 		 * prefix share queues.
+		 * @param prefix the prefix: letters, digits, {@code . _ -}, at most 50
+		 * @return this builder
 		 */
 		public B prefix(String prefix) {
 			this.prefix = Validate.matches("redeq.prefix", prefix, PREFIX, "1 to 50 characters from A-Z a-z 0-9 . _ -");
@@ -335,6 +362,8 @@ public final class RedeqOptions {
 		/**
 		 * Number of buckets the delay index is split into, a power of two up to
 		 * {@link #MAX_BUCKETS} ({@code redeq.buckets}).
+		 * @param buckets the number of buckets
+		 * @return this builder
 		 */
 		public B buckets(int buckets) {
 			this.buckets = Validate.powerOfTwo("redeq.buckets", buckets, MAX_BUCKETS);
@@ -344,25 +373,39 @@ public final class RedeqOptions {
 		/**
 		 * Jobs a topic may hold pending (delayed, ready, in flight), 0 for unlimited
 		 * ({@code redeq.max-pending}).
+		 * @param maxPending the limit per topic, or 0
+		 * @return this builder
 		 */
 		public B maxPending(long maxPending) {
 			this.maxPending = Validate.atLeast("redeq.max-pending", maxPending, 0);
 			return self();
 		}
 
-		/** Largest serialised payload in bytes ({@code redeq.max-payload-size}). */
+		/**
+		 * Largest serialised payload in bytes ({@code redeq.max-payload-size}).
+		 * @param bytes the limit, positive
+		 * @return this builder
+		 */
 		public B maxPayloadSize(long bytes) {
 			this.maxPayloadSize = Validate.atLeast("redeq.max-payload-size", bytes, 1);
 			return self();
 		}
 
-		/** Whether this instance migrates due jobs ({@code redeq.migrator.enabled}). */
+		/**
+		 * Whether this instance migrates due jobs ({@code redeq.migrator.enabled}).
+		 * @param enabled whether to migrate
+		 * @return this builder
+		 */
 		public B migratorEnabled(boolean enabled) {
 			this.migratorEnabled = enabled;
 			return self();
 		}
 
-		/** Jobs moved per migration script call ({@code redeq.migrator.batch-size}). */
+		/**
+		 * Jobs moved per migration script call ({@code redeq.migrator.batch-size}).
+		 * @param batchSize the number of jobs
+		 * @return this builder
+		 */
 		public B batchSize(int batchSize) {
 			this.batchSize = Validate.between("redeq.migrator.batch-size", batchSize, 1, MAX_BATCH_SIZE);
 			return self();
@@ -371,6 +414,8 @@ public final class RedeqOptions {
 		/**
 		 * Longest time a bucket goes unchecked ({@code redeq.migrator.sweep-interval}); a
 		 * safety net, since wake-ups are event-driven.
+		 * @param sweepInterval the interval, positive
+		 * @return this builder
 		 */
 		public B sweepInterval(Duration sweepInterval) {
 			this.sweepInterval = Validate.positive("redeq.migrator.sweep-interval", sweepInterval);
@@ -380,6 +425,8 @@ public final class RedeqOptions {
 		/**
 		 * Lease of a migrator's bucket lock ({@code redeq.migrator.lock-ttl}); a dead
 		 * instance's buckets are taken over within it.
+		 * @param lockTtl the lease
+		 * @return this builder
 		 */
 		public B lockTtl(Duration lockTtl) {
 			this.lockTtl = Validate.atLeast("redeq.migrator.lock-ttl", lockTtl, MIN_LOCK_TTL);
@@ -389,6 +436,8 @@ public final class RedeqOptions {
 		/**
 		 * Default number of handlers running at once per subscription
 		 * ({@code redeq.consumer.concurrency}).
+		 * @param concurrency the number of handlers, at least 1
+		 * @return this builder
 		 */
 		public B concurrency(int concurrency) {
 			this.concurrency = Validate.atLeast("redeq.consumer.concurrency", concurrency, 1);
@@ -398,6 +447,8 @@ public final class RedeqOptions {
 		/**
 		 * Default lease of an in-flight job and handler timeout
 		 * ({@code redeq.consumer.timeout}).
+		 * @param timeout the lease and handler timeout, positive
+		 * @return this builder
 		 */
 		public B timeout(Duration timeout) {
 			this.timeout = Validate.positive("redeq.consumer.timeout", timeout);
@@ -407,13 +458,19 @@ public final class RedeqOptions {
 		/**
 		 * Default deliveries before a failing job is DEAD
 		 * ({@code redeq.consumer.max-attempts}).
+		 * @param maxAttempts the number of deliveries, at least 1
+		 * @return this builder
 		 */
 		public B maxAttempts(int maxAttempts) {
 			this.maxAttempts = Validate.atLeast("redeq.consumer.max-attempts", maxAttempts, 1);
 			return self();
 		}
 
-		/** Default wait between attempts ({@code redeq.consumer.backoff.*}). */
+		/**
+		 * Default wait between attempts ({@code redeq.consumer.backoff.*}).
+		 * @param backoff the backoff
+		 * @return this builder
+		 */
 		public B backoff(Backoff backoff) {
 			this.backoff = Objects.requireNonNull(backoff, "backoff must not be null");
 			return self();
@@ -422,6 +479,8 @@ public final class RedeqOptions {
 		/**
 		 * Whether idle consumers wait in Redis with BLPOP
 		 * ({@code redeq.consumer.blocking}); off for proxies without blocking commands.
+		 * @param blocking whether to block
+		 * @return this builder
 		 */
 		public B blocking(boolean blocking) {
 			this.blocking = blocking;
@@ -431,6 +490,8 @@ public final class RedeqOptions {
 		/**
 		 * Longest wait of an idle consumer before it checks the ready queues itself
 		 * ({@code redeq.consumer.poll-interval}).
+		 * @param pollInterval the interval, positive
+		 * @return this builder
 		 */
 		public B pollInterval(Duration pollInterval) {
 			this.pollInterval = Validate.positive("redeq.consumer.poll-interval", pollInterval);
@@ -439,13 +500,19 @@ public final class RedeqOptions {
 
 		/**
 		 * How long closing waits for running handlers ({@code redeq.shutdown-timeout}).
+		 * @param shutdownTimeout the wait
+		 * @return this builder
 		 */
 		public B shutdownTimeout(Duration shutdownTimeout) {
 			this.shutdownTimeout = Validate.positiveOrZero("redeq.shutdown-timeout", shutdownTimeout);
 			return self();
 		}
 
-		/** How long dead jobs are kept ({@code redeq.dead-letter.retention}). */
+		/**
+		 * How long dead jobs are kept ({@code redeq.dead-letter.retention}).
+		 * @param retention the retention
+		 * @return this builder
+		 */
 		public B deadLetterRetention(Duration retention) {
 			this.deadLetterRetention = Validate.positive("redeq.dead-letter.retention", retention);
 			return self();
@@ -454,6 +521,8 @@ public final class RedeqOptions {
 		/**
 		 * How long a call waits for Redis before {@link RedeqUnavailableException}
 		 * ({@code redeq.command-timeout}).
+		 * @param commandTimeout the timeout, positive
+		 * @return this builder
 		 */
 		public B commandTimeout(Duration commandTimeout) {
 			this.commandTimeout = Validate.positive("redeq.command-timeout", commandTimeout);
@@ -464,6 +533,8 @@ public final class RedeqOptions {
 		 * How often the background snapshot behind gauges and health is refreshed
 		 * ({@code redeq.stats-refresh-interval}); one read-only script per bucket each
 		 * time.
+		 * @param interval the interval, positive
+		 * @return this builder
 		 */
 		public B statsRefreshInterval(Duration interval) {
 			this.statsRefreshInterval = Validate.positive("redeq.stats-refresh-interval", interval);
@@ -478,6 +549,8 @@ public final class RedeqOptions {
 		 * acknowledged in time (the job was written, but a failover now could lose it;
 		 * scheduling it again under the same id is safe). 0 does not wait: replication is
 		 * asynchronous, and a master that fails before its replica copied a job loses it.
+		 * @param replicas the number of replicas, or 0
+		 * @return this builder
 		 */
 		public B waitReplicas(int replicas) {
 			this.waitReplicas = Validate.atLeast("redeq.durability.wait-replicas", replicas, 0);
@@ -487,13 +560,19 @@ public final class RedeqOptions {
 		/**
 		 * Longest wait for {@link #waitReplicas(int) replicas}
 		 * ({@code redeq.durability.wait-timeout}).
+		 * @param waitTimeout the timeout, positive
+		 * @return this builder
 		 */
 		public B waitTimeout(Duration waitTimeout) {
 			this.waitTimeout = Validate.positive("redeq.durability.wait-timeout", waitTimeout);
 			return self();
 		}
 
-		/** Takes every setting of {@code options}, already valid. */
+		/**
+		 * Takes every setting of {@code options}, already valid.
+		 * @param options the options to copy
+		 * @return this builder
+		 */
 		B from(RedeqOptions options) {
 			this.prefix = options.prefix;
 			this.buckets = options.buckets;

@@ -12,7 +12,10 @@ public interface Subscription extends AutoCloseable {
 
 	String topic();
 
-	/** Whether the subscription still fetches jobs. */
+	/**
+	 * Whether the subscription still fetches jobs.
+	 * @return {@code true} until it or its engine is closed
+	 */
 	boolean isRunning();
 
 	@Override

@@ -37,7 +37,10 @@ public final class SubscriptionOptions {
 		return new Builder();
 	}
 
-	/** Options that take every value from the engine's defaults. */
+	/**
+	 * Options that take every value from the engine's defaults.
+	 * @return options that set nothing
+	 */
 	public static SubscriptionOptions defaults() {
 		return DEFAULTS;
 	}
@@ -54,7 +57,11 @@ public final class SubscriptionOptions {
 		return (this.timeout != null) ? this.timeout : defaults.timeout();
 	}
 
-	/** The lease: as set, else the timeout (never longer than the timeout). */
+	/**
+	 * The lease: as set, else the timeout (never longer than the timeout).
+	 * @param timeout the handler timeout in effect
+	 * @return the lease in effect
+	 */
 	public Duration lease(Duration timeout) {
 		return (this.lease != null && this.lease.compareTo(timeout) < 0) ? this.lease : timeout;
 	}
@@ -79,19 +86,31 @@ public final class SubscriptionOptions {
 		private Builder() {
 		}
 
-		/** Handlers of this subscription that may run at once, at least 1. */
+		/**
+		 * Handlers of this subscription that may run at once, at least 1.
+		 * @param concurrency the number of handlers
+		 * @return this builder
+		 */
 		public Builder concurrency(int concurrency) {
 			this.concurrency = Validate.atLeast("concurrency", concurrency, 1);
 			return this;
 		}
 
-		/** Deliveries before a failing job is DEAD, at least 1. */
+		/**
+		 * Deliveries before a failing job is DEAD, at least 1.
+		 * @param maxAttempts the number of deliveries
+		 * @return this builder
+		 */
 		public Builder maxAttempts(int maxAttempts) {
 			this.maxAttempts = Validate.atLeast("maxAttempts", maxAttempts, 1);
 			return this;
 		}
 
-		/** Lease of an in-flight job and handler timeout. */
+		/**
+		 * Lease of an in-flight job and handler timeout.
+		 * @param timeout the lease and handler timeout, positive
+		 * @return this builder
+		 */
 		public Builder timeout(Duration timeout) {
 			this.timeout = Validate.positive("timeout", timeout);
 			return this;
@@ -101,6 +120,8 @@ public final class SubscriptionOptions {
 		 * How long an in-flight job stays claimed without renewal; shorter than the
 		 * timeout means a crashed instance's jobs come back sooner. Renewed every third
 		 * of it while the handler runs. Defaults to the timeout.
+		 * @param lease the lease, positive
+		 * @return this builder
 		 */
 		public Builder lease(Duration lease) {
 			this.lease = Validate.positive("lease", lease);

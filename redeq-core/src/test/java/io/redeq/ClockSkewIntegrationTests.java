@@ -1,6 +1,7 @@
 package io.redeq;
 
 import java.time.Duration;
+
 import org.junit.jupiter.api.Test;
 
 import io.redeq.test.JavaProcess;

@@ -90,36 +90,6 @@ class ClusterSlotMigrationIntegrationTests {
 	private static final List<String> TOPICS = List.of("far", "hold", "due", "sched", "claim", "release", "retry",
 			"bury", "requeue");
 
-	/**
-	 * Which half of the bucket's keys {@code MIGRATE} moves before the operations run.
-	 */
-	enum MovedFirst {
-
-		/**
-		 * The per-topic keys (ready lists, per-topic dead indexes) are on the importing
-		 * node, the bucket-wide keys still on the migrating node: scripts run on the
-		 * migrating node and fail at the first per-topic key.
-		 */
-		TOPIC_KEYS,
-
-		/**
-		 * The bucket-wide keys are on the importing node, the per-topic keys still on the
-		 * migrating node: scripts are sent to the importing node, which creates a second
-		 * copy of each per-topic key they write.
-		 */
-		BUCKET_KEYS,
-
-		/**
-		 * One bucket-wide key is on the importing node: every script, which declares all
-		 * bucket-wide keys, is refused with -TRYAGAIN before it writes anything, as a
-		 * correct engine's scripts must be whichever keys have moved. The control case:
-		 * it shows that every expectation here is met by an engine that is refused while
-		 * the slot is open and tries again after the move.
-		 */
-		ONE_BUCKET_KEY
-
-	}
-
 	private RedisCluster cluster;
 
 	private RedisClusterClient client;
@@ -386,13 +356,6 @@ class ClusterSlotMigrationIntegrationTests {
 	// ---- what every job must end as
 
 	/**
-	 * What must become of one job: handler calls, handler calls that returned normally,
-	 * and its state in the end ({@code null} = finished, so not found).
-	 */
-	record Expected(String topic, String id, int deliveries, int completions, JobState state) {
-	}
-
-	/**
 	 * Every mismatch between what happened and what was expected; empty when all is well.
 	 */
 	private static List<String> problems(RedeqClient jobs, RedeqAdmin admin, Ledger ledger,
@@ -550,7 +513,44 @@ class ClusterSlotMigrationIntegrationTests {
 		throw new IllegalStateException("every bucket shares a slot with a global key");
 	}
 
-	// ---- bookkeeping
+	// ---- types: the test's parameter, its expectations and its bookkeeping
+
+	/**
+	 * Which half of the bucket's keys {@code MIGRATE} moves before the operations run.
+	 */
+	enum MovedFirst {
+
+		/**
+		 * The per-topic keys (ready lists, per-topic dead indexes) are on the importing
+		 * node, the bucket-wide keys still on the migrating node: scripts run on the
+		 * migrating node and fail at the first per-topic key.
+		 */
+		TOPIC_KEYS,
+
+		/**
+		 * The bucket-wide keys are on the importing node, the per-topic keys still on the
+		 * migrating node: scripts are sent to the importing node, which creates a second
+		 * copy of each per-topic key they write.
+		 */
+		BUCKET_KEYS,
+
+		/**
+		 * One bucket-wide key is on the importing node: every script, which declares all
+		 * bucket-wide keys, is refused with -TRYAGAIN before it writes anything, as a
+		 * correct engine's scripts must be whichever keys have moved. The control case:
+		 * it shows that every expectation here is met by an engine that is refused while
+		 * the slot is open and tries again after the move.
+		 */
+		ONE_BUCKET_KEY
+
+	}
+
+	/**
+	 * What must become of one job: handler calls, handler calls that returned normally,
+	 * and its state in the end ({@code null} = finished, so not found).
+	 */
+	record Expected(String topic, String id, int deliveries, int completions, JobState state) {
+	}
 
 	/** Ids of one topic whose jobs land in one bucket. */
 	static final class JobIds {

@@ -31,9 +31,6 @@ import static org.awaitility.Awaitility.await;
 @RedisTest
 class ConsumingIntegrationTests {
 
-	record Item(String sku, int quantity) {
-	}
-
 	private final RedisClient lettuce;
 
 	private Redeq redeq;
@@ -84,11 +81,6 @@ class ConsumingIntegrationTests {
 		assertThat(delivery.dueAt()).isAfter(delivery.createdAt());
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.redeq.admin().stats("records").pending() == 0);
 		assertThat(this.redeq.client().find("records", id)).isEmpty();
-	}
-
-	/** Carries List&lt;Item&gt; as a reflective type. */
-	abstract static class ItemList extends ArrayList<List<Item>> {
-
 	}
 
 	@Test
@@ -301,6 +293,14 @@ class ConsumingIntegrationTests {
 
 		await().atMost(Duration.ofSeconds(20)).until(() -> done.size() == 200);
 		assertThat(this.redeq.admin().stats("polled").pending()).isZero();
+	}
+
+	record Item(String sku, int quantity) {
+	}
+
+	/** Carries List&lt;Item&gt; as a reflective type. */
+	abstract static class ItemList extends ArrayList<List<Item>> {
+
 	}
 
 }

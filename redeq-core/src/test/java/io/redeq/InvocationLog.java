@@ -115,13 +115,6 @@ final class InvocationLog implements ModelWorkload.Recorder {
 		}
 	}
 
-	/** Where the stalls of child JVMs go. */
-	interface StallSink {
-
-		void stalled(String engine, long from, long to);
-
-	}
-
 	/**
 	 * Ends every open invocation of a killed engine at {@code nanos}: nothing of it runs
 	 * after its process died.
@@ -157,6 +150,13 @@ final class InvocationLog implements ModelWorkload.Recorder {
 	/** Open invocations of the given engines. */
 	List<Invocation> open(List<String> engines) {
 		return all().stream().filter((i) -> i.isOpen() && engines.contains(i.engine())).toList();
+	}
+
+	/** Where the stalls of child JVMs go. */
+	interface StallSink {
+
+		void stalled(String engine, long from, long to);
+
 	}
 
 	/** One handler invocation: which job, which payload, which attempt, when. */

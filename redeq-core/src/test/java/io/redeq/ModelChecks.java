@@ -419,10 +419,6 @@ final class ModelChecks {
 		return new Peak(most, at);
 	}
 
-	private record Peak(int count, long at) {
-
-	}
-
 	private static long afterEnd(Invocation i) {
 		return i.isOpen() ? InvocationLog.OPEN : i.endNanos() + COMPLETION_SLACK;
 	}
@@ -541,6 +537,10 @@ final class ModelChecks {
 
 	private static List<String> ids(List<JobModel> jobs) {
 		return jobs.stream().map((m) -> m.id).sorted().toList();
+	}
+
+	private record Peak(int count, long at) {
+
 	}
 
 	private record Scan(long total, Map<String, Long> sizes, List<String> mentions) {

@@ -25,61 +25,6 @@ import io.redeq.ModelWorkload.TopicSpec;
  */
 final class ModelState {
 
-	/** What the model is sure of about an id. */
-	enum Known {
-
-		/**
-		 * No job: never scheduled, cancelled, completed (seen gone after a handler
-		 * returned) or purged.
-		 */
-		FREE,
-
-		/** DELAYED for minutes: no handler can have it during the run. */
-		FAR,
-
-		/**
-		 * Due (or soon due): anywhere in DELAYED, READY, IN_FLIGHT, DEAD or done until a
-		 * find says.
-		 */
-		ACTIVE,
-
-		/**
-		 * Seen DEAD by find; only cancel, requeue, a schedule or a purge changes that.
-		 */
-		DEAD
-
-	}
-
-	/** How an incarnation's round ended. */
-	enum End {
-
-		COMPLETED, DEAD, CANCELLED, REPLACED, PURGED, LOST
-
-	}
-
-	/** Something the test did to the system that may explain a re-run or an overlap. */
-	enum Cause {
-
-		/** SIGKILL of a child JVM. */
-		KILL,
-
-		/** SIGSTOP of a child JVM, until SIGCONT. */
-		PAUSE,
-
-		/**
-		 * A stall a JVM measured in itself (GC, CPU starvation): as good as a pause for a
-		 * lease.
-		 */
-		STALL,
-
-		/** Redis stopped or killed, until it answers again. */
-		REDIS,
-
-		/** A graceful close of an engine. */
-		CLOSE
-
-	}
-
 	/**
 	 * The engine name of a stall of this JVM: it matches every engine that runs here (e1,
 	 * e2, ...).
@@ -95,19 +40,6 @@ final class ModelState {
 	static final Set<Cause> PAUSES = EnumSet.of(Cause.PAUSE, Cause.STALL);
 
 	static final Set<Cause> ANY = EnumSet.allOf(Cause.class);
-
-	/**
-	 * A disruption between two System.nanoTime values; {@code engine} null means every
-	 * engine.
-	 */
-	record Disruption(Cause cause, @Nullable String engine, long from, long to) {
-
-	}
-
-	/** A problem: an observation the model does not allow. */
-	record Violation(int op, long nanos, @Nullable JobModel job, String message) {
-
-	}
 
 	private final long t0;
 
@@ -353,6 +285,74 @@ final class ModelState {
 
 	private static double seconds(String line) {
 		return Double.parseDouble(line.substring(0, line.indexOf('s')));
+	}
+
+	/** What the model is sure of about an id. */
+	enum Known {
+
+		/**
+		 * No job: never scheduled, cancelled, completed (seen gone after a handler
+		 * returned) or purged.
+		 */
+		FREE,
+
+		/** DELAYED for minutes: no handler can have it during the run. */
+		FAR,
+
+		/**
+		 * Due (or soon due): anywhere in DELAYED, READY, IN_FLIGHT, DEAD or done until a
+		 * find says.
+		 */
+		ACTIVE,
+
+		/**
+		 * Seen DEAD by find; only cancel, requeue, a schedule or a purge changes that.
+		 */
+		DEAD
+
+	}
+
+	/** How an incarnation's round ended. */
+	enum End {
+
+		COMPLETED, DEAD, CANCELLED, REPLACED, PURGED, LOST
+
+	}
+
+	/** Something the test did to the system that may explain a re-run or an overlap. */
+	enum Cause {
+
+		/** SIGKILL of a child JVM. */
+		KILL,
+
+		/** SIGSTOP of a child JVM, until SIGCONT. */
+		PAUSE,
+
+		/**
+		 * A stall a JVM measured in itself (GC, CPU starvation): as good as a pause for a
+		 * lease.
+		 */
+		STALL,
+
+		/** Redis stopped or killed, until it answers again. */
+		REDIS,
+
+		/** A graceful close of an engine. */
+		CLOSE
+
+	}
+
+	/**
+	 * A disruption between two System.nanoTime values; {@code engine} null means every
+	 * engine.
+	 */
+	record Disruption(Cause cause, @Nullable String engine, long from, long to) {
+
+	}
+
+	/** A problem: an observation the model does not allow. */
+	record Violation(int op, long nanos, @Nullable JobModel job, String message) {
+
 	}
 
 	/** The model of one job id. */

@@ -24,22 +24,6 @@ import static org.awaitility.Awaitility.await;
 @RedisTest
 class PayloadTypeHintsIntegrationTests {
 
-	/**
-	 * Counts its instances: if redeq ever followed a type hint to it, the count would
-	 * move.
-	 */
-	public static class Gadget {
-
-		static final AtomicInteger created = new AtomicInteger();
-
-		public String command;
-
-		public Gadget() {
-			created.incrementAndGet();
-		}
-
-	}
-
 	private final RedisClient lettuce;
 
 	private Redeq redeq;
@@ -96,6 +80,22 @@ class PayloadTypeHintsIntegrationTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 1);
 		assertThat(((Holder) received.get(0)).value()).isInstanceOf(Map.class);
 		assertThat(Gadget.created).hasValue(0);
+	}
+
+	/**
+	 * Counts its instances: if redeq ever followed a type hint to it, the count would
+	 * move.
+	 */
+	public static class Gadget {
+
+		static final AtomicInteger created = new AtomicInteger();
+
+		public String command;
+
+		Gadget() {
+			created.incrementAndGet();
+		}
+
 	}
 
 	/**

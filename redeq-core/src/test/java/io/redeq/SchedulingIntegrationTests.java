@@ -26,17 +26,6 @@ import static org.assertj.core.api.Assertions.within;
 @RedisTest
 class SchedulingIntegrationTests {
 
-	record OrderTimeout(long orderId) {
-	}
-
-	static class Unwritable {
-
-		public String getValue() {
-			throw new IllegalStateException("not today");
-		}
-
-	}
-
 	private final RedisClient lettuce;
 
 	private Redeq redeq;
@@ -261,6 +250,17 @@ class SchedulingIntegrationTests {
 		RedisCommands<String, String> commands = this.lettuce.connect().sync();
 		List<String> time = commands.time();
 		return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+	}
+
+	record OrderTimeout(long orderId) {
+	}
+
+	public static class Unwritable {
+
+		public String getValue() {
+			throw new IllegalStateException("not today");
+		}
+
 	}
 
 }

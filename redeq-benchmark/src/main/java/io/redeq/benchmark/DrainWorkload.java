@@ -50,15 +50,6 @@ final class DrainWorkload {
 		return (int) Math.max(MIN_LOAD_RATE, Math.min(MAX_LOAD_RATE, batch / 2));
 	}
 
-	/** The outcome, for W6 to compare with. */
-	record Drain(int jobs, int completed, int missing, int dup, double jobsPerSecond) {
-
-		boolean collapsed() {
-			return this.completed < this.jobs;
-		}
-
-	}
-
 	boolean run(Contender contender) throws InterruptedException {
 		int n = this.harness.options.drainJobs;
 		Drain drain = drain(contender, n, "W2", "");
@@ -116,6 +107,15 @@ final class DrainWorkload {
 			this.harness.stopProfile(label, contender.name());
 			return new Drain(n, completed, missing, dup, rate);
 		}
+	}
+
+	/** The outcome, for W6 to compare with. */
+	record Drain(int jobs, int completed, int missing, int dup, double jobsPerSecond) {
+
+		boolean collapsed() {
+			return this.completed < this.jobs;
+		}
+
 	}
 
 }

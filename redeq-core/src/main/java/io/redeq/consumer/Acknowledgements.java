@@ -79,6 +79,7 @@ final class Acknowledgements {
 	private int failuresInARow;
 
 	/**
+	 * Sends nothing until a finished job is queued.
 	 * @param retries where a scheduled retry sends (a worker thread: the shared timer
 	 * thread must never wait on Redis)
 	 */

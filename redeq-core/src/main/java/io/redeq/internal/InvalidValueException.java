@@ -17,6 +17,7 @@ public final class InvalidValueException extends IllegalArgumentException {
 	private final String reason;
 
 	/**
+	 * Creates an exception whose message joins the three parts.
 	 * @param name what was set, such as {@code redeq.buckets} or {@code backoff.max}
 	 * @param value the refused value
 	 * @param reason what is allowed, phrased to follow the name ("must be at least 1")

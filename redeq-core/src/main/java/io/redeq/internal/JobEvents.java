@@ -8,6 +8,7 @@ import java.time.Duration;
  */
 public interface JobEvents {
 
+	/** Records nothing: the events of an engine without a meter registry. */
 	JobEvents NONE = new JobEvents() {
 	};
 

@@ -183,9 +183,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 	}
 
 	private void migrated(int bucket, MigrateResult result) {
-		result.readyByTopic().forEach((topic, count) -> {
-			this.store.signal(topic, bucket).exceptionally((ex) -> null);
-		});
+		result.readyByTopic().forEach((topic, count) -> this.store.signal(topic, bucket).exceptionally((ex) -> null));
 		if (result.migrated() + result.reclaimed() > 0) {
 			this.events.migrated(bucket, result.migrated(), result.reclaimed());
 		}

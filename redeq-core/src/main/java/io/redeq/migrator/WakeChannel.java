@@ -29,6 +29,7 @@ final class WakeChannel implements AutoCloseable {
 	private volatile @Nullable StatefulRedisPubSubConnection<String, String> connection;
 
 	/**
+	 * Subscribes nothing yet.
 	 * @param wake called with the bucket of every well-formed message, on a Lettuce
 	 * thread, so it must not block
 	 */

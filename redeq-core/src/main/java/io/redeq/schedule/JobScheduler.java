@@ -17,13 +17,13 @@ import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 
 import io.redeq.CapacityExceededException;
+import io.redeq.DuplicateJobException;
 import io.redeq.Job;
 import io.redeq.JobInfo;
 import io.redeq.PayloadTooLargeException;
 import io.redeq.RedeqClient;
 import io.redeq.RedeqException;
 import io.redeq.RedeqOptions;
-import io.redeq.DuplicateJobException;
 import io.redeq.codec.PayloadCodec;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.Validate;

@@ -28,18 +28,28 @@ import java.lang.annotation.Target;
 @Documented
 public @interface RedeqListener {
 
-	/** Topic whose jobs this method runs; one listener per topic in an application. */
+	/**
+	 * Topic whose jobs this method runs; one listener per topic in an application.
+	 * @return the topic
+	 */
 	String topic();
 
-	/** Handlers of this topic that may run at once in this instance, at least 1. */
+	/**
+	 * Handlers of this topic that may run at once in this instance, at least 1.
+	 * @return the number of handlers, or empty for the default
+	 */
 	String concurrency() default "";
 
-	/** Deliveries before a failing job is DEAD, at least 1. */
+	/**
+	 * Deliveries before a failing job is DEAD, at least 1.
+	 * @return the number of deliveries, or empty for the default
+	 */
 	String maxAttempts() default "";
 
 	/**
 	 * Handler timeout and lease of an in-flight job, such as {@code 30s} or {@code 5m}
 	 * (or an ISO-8601 duration).
+	 * @return the timeout, or empty for the default
 	 */
 	String timeout() default "";
 

@@ -46,6 +46,7 @@ final class LocalRedisProcess implements RedisBackend {
 	}
 
 	/**
+	 * Describes the process; nothing runs before {@link #start()}.
 	 * @param leadingArgs arguments that go right after the binary, before the defaults: a
 	 * config file and {@code --sentinel} for a Sentinel, which needs a file it can
 	 * rewrite

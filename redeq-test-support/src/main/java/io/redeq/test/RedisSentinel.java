@@ -85,8 +85,8 @@ public final class RedisSentinel implements AutoCloseable {
 	public synchronized RedisURI uri() {
 		RedisURI.Builder builder = null;
 		for (RedisServer sentinel : this.sentinels) {
-			builder = (builder == null) ? RedisURI.Builder.sentinel(sentinel.host(), sentinel.port(), MASTER_NAME)
-					: builder.withSentinel(sentinel.host(), sentinel.port());
+			builder = (builder != null) ? builder.withSentinel(sentinel.host(), sentinel.port())
+					: RedisURI.Builder.sentinel(sentinel.host(), sentinel.port(), MASTER_NAME);
 		}
 		if (builder == null) {
 			throw new IllegalStateException("RedisSentinel has not been started");

@@ -72,9 +72,8 @@ class RedisClusterIntegrationTests {
 
 		master.kill();
 
-		await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-			assertThat(cluster.masters()).hasSize(3).doesNotContain(master);
-		});
+		await().atMost(Duration.ofSeconds(60))
+			.untilAsserted(() -> assertThat(cluster.masters()).hasSize(3).doesNotContain(master));
 		cluster.awaitHealthy(Duration.ofSeconds(60));
 		withClient((redis) -> assertThat(redis.get("survivor")).isEqualTo("yes"));
 

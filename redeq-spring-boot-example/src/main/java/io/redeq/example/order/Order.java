@@ -16,7 +16,14 @@ public record Order(long id, String item, Status status, Instant createdAt, Inst
 	/** Where an order stands. */
 	public enum Status {
 
-		AWAITING_PAYMENT, PAID, CANCELLED
+		/** Placed, not paid yet. */
+		AWAITING_PAYMENT,
+
+		/** Paid in time. */
+		PAID,
+
+		/** Not paid in time. */
+		CANCELLED
 
 	}
 

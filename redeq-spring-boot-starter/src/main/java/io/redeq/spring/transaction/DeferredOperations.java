@@ -27,19 +27,6 @@ final class DeferredOperations implements TransactionSynchronization {
 
 	private static final Log logger = LogFactory.getLog(DeferredOperations.class);
 
-	sealed interface Operation permits Schedule, Cancel, Reschedule {
-
-	}
-
-	record Schedule(Job job) implements Operation {
-	}
-
-	record Cancel(String topic, String id) implements Operation {
-	}
-
-	record Reschedule(String topic, String id, @Nullable Duration delay, @Nullable Instant dueAt) implements Operation {
-	}
-
 	private final Object key;
 
 	private final RedeqClient target;
@@ -184,6 +171,19 @@ final class DeferredOperations implements TransactionSynchronization {
 					"Dropped " + this.operations.size() + " redeq change(s) because their transaction did not commit");
 		}
 		this.operations.clear();
+	}
+
+	sealed interface Operation permits Schedule, Cancel, Reschedule {
+
+	}
+
+	record Schedule(Job job) implements Operation {
+	}
+
+	record Cancel(String topic, String id) implements Operation {
+	}
+
+	record Reschedule(String topic, String id, @Nullable Duration delay, @Nullable Instant dueAt) implements Operation {
 	}
 
 }

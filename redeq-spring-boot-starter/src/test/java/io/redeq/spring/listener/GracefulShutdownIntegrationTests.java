@@ -1,12 +1,12 @@
 package io.redeq.spring.listener;
 
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.CountDownLatch;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.lettuce.core.RedisClient;
@@ -43,25 +43,6 @@ class GracefulShutdownIntegrationTests {
 	static final Map<String, AtomicInteger> completions = new ConcurrentHashMap<>();
 
 	static final AtomicInteger running = new AtomicInteger();
-
-	static class SlowListener {
-
-		@RedeqListener(topic = "work", concurrency = "4")
-		public void handle(String payload, io.redeq.Delivery delivery) throws InterruptedException {
-			running.incrementAndGet();
-			try {
-				new CountDownLatch(1).await(50, TimeUnit.MILLISECONDS); // the work
-																		// itself; not a
-																		// wait in the
-																		// test
-				completions.computeIfAbsent(delivery.id(), (id) -> new AtomicInteger()).incrementAndGet();
-			}
-			finally {
-				running.decrementAndGet();
-			}
-		}
-
-	}
 
 	private final ApplicationContextRunner runner;
 
@@ -102,6 +83,25 @@ class GracefulShutdownIntegrationTests {
 		this.runner.run((context) -> await().atMost(Duration.ofSeconds(60)).until(() -> completions.size() == JOBS));
 		assertThat(completions).hasSize(JOBS);
 		assertThat(completions.values()).allSatisfy((count) -> assertThat(count).hasValue(1));
+	}
+
+	static class SlowListener {
+
+		@RedeqListener(topic = "work", concurrency = "4")
+		void handle(String payload, io.redeq.Delivery delivery) throws InterruptedException {
+			running.incrementAndGet();
+			try {
+				new CountDownLatch(1).await(50, TimeUnit.MILLISECONDS); // the work
+																		// itself; not a
+																		// wait in the
+																		// test
+				completions.computeIfAbsent(delivery.id(), (id) -> new AtomicInteger()).incrementAndGet();
+			}
+			finally {
+				running.decrementAndGet();
+			}
+		}
+
 	}
 
 }

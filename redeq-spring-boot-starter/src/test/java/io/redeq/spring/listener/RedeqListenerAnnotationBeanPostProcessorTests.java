@@ -49,22 +49,6 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 		return redeq;
 	}
 
-	record Item(String sku) {
-	}
-
-	static class Listeners {
-
-		@RedeqListener(topic = "items")
-		public void onItems(List<Item> items, Delivery delivery) {
-		}
-
-		@RedeqListener(topic = "${app.topic}", concurrency = "${app.concurrency}", maxAttempts = "#{1 + 1}",
-				timeout = "${app.timeout:45s}")
-		void onText(Delivery delivery, String text) {
-		}
-
-	}
-
 	@Test
 	void resolvesPayloadTypeDeliveryPositionAndPlaceholders() {
 		this.runner.withBean("listeners", Listeners.class)
@@ -92,33 +76,10 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 			});
 	}
 
-	interface Contract {
-
-		@RedeqListener(topic = "inherited")
-		void handle(String payload);
-
-	}
-
-	static class Implementation implements Contract {
-
-		@Override
-		public void handle(String payload) {
-		}
-
-	}
-
 	@Test
 	void findsAnAnnotationDeclaredOnAnInterface() {
 		this.runner.withBean(Implementation.class)
 			.run((context) -> assertThat(listeners(context)).containsOnlyKeys("inherited"));
-	}
-
-	static class TwoParameters {
-
-		@RedeqListener(topic = "bad")
-		public void handle(String a, Integer b) {
-		}
-
 	}
 
 	@Test
@@ -127,25 +88,9 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 				+ ".handle(String, Integer) of bean 'twoParameters' has two payload parameters (String and Integer)");
 	}
 
-	static class TwoDeliveries {
-
-		@RedeqListener(topic = "bad")
-		public void handle(String payload, Delivery first, Delivery second) {
-		}
-
-	}
-
 	@Test
 	void twoDeliveryParametersFail() {
 		assertRefused(TwoDeliveries.class, "of bean 'twoDeliveries' has two Delivery parameters; declare one");
-	}
-
-	static class NoPayload {
-
-		@RedeqListener(topic = "bad")
-		public void handle(Delivery delivery) {
-		}
-
 	}
 
 	@Test
@@ -154,25 +99,9 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 				+ ".handle(Delivery) of bean 'noPayload' has no payload parameter");
 	}
 
-	static class PrivateMethod {
-
-		@RedeqListener(topic = "bad")
-		private void handle(String payload) {
-		}
-
-	}
-
 	@Test
 	void privateMethodFails() {
 		assertRefused(PrivateMethod.class, "of bean 'privateMethod' is private");
-	}
-
-	static class StaticMethod {
-
-		@RedeqListener(topic = "bad")
-		static void handle(String payload) {
-		}
-
 	}
 
 	@Test
@@ -180,25 +109,9 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 		assertRefused(StaticMethod.class, "of bean 'staticMethod' is static; make it an instance method");
 	}
 
-	static class Generic<T> {
-
-		@RedeqListener(topic = "bad")
-		public void handle(List<T> payload) {
-		}
-
-	}
-
 	@Test
 	void unresolvableGenericPayloadFails() {
 		assertRefused(Generic.class, "whose generic type cannot be resolved");
-	}
-
-	static class BadConcurrency {
-
-		@RedeqListener(topic = "bad", concurrency = "${missing.concurrency:zero}")
-		public void handle(String payload) {
-		}
-
 	}
 
 	@Test
@@ -208,46 +121,14 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 						+ "it must be a whole number of at least 1");
 	}
 
-	static class BadTimeout {
-
-		@RedeqListener(topic = "bad", timeout = "-1s")
-		public void handle(String payload) {
-		}
-
-	}
-
 	@Test
 	void timeoutThatIsNoPositiveDurationFails() {
 		assertRefused(BadTimeout.class, "of bean 'badTimeout' has timeout = \"-1s\"; it must be a positive duration");
 	}
 
-	static class BadTopic {
-
-		@RedeqListener(topic = "bad topic")
-		public void handle(String payload) {
-		}
-
-	}
-
 	@Test
 	void malformedTopicFails() {
 		assertRefused(BadTopic.class, "of bean 'badTopic' has an invalid topic: topic 'bad topic' is malformed");
-	}
-
-	static class FirstOfTopic {
-
-		@RedeqListener(topic = "shared")
-		public void handle(String payload) {
-		}
-
-	}
-
-	static class SecondOfTopic {
-
-		@RedeqListener(topic = "shared")
-		public void handle(String payload) {
-		}
-
 	}
 
 	@Test
@@ -300,6 +181,125 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 			}
 		}
 		throw new AssertionError("No redeq failure analyzer for " + failure);
+	}
+
+	record Item(String sku) {
+	}
+
+	static class Listeners {
+
+		@RedeqListener(topic = "items")
+		void onItems(List<Item> items, Delivery delivery) {
+		}
+
+		@RedeqListener(topic = "${app.topic}", concurrency = "${app.concurrency}", maxAttempts = "#{1 + 1}",
+				timeout = "${app.timeout:45s}")
+		void onText(Delivery delivery, String text) {
+		}
+
+	}
+
+	interface Contract {
+
+		@RedeqListener(topic = "inherited")
+		void handle(String payload);
+
+	}
+
+	static class Implementation implements Contract {
+
+		@Override
+		public void handle(String payload) {
+		}
+
+	}
+
+	static class TwoParameters {
+
+		@RedeqListener(topic = "bad")
+		void handle(String a, Integer b) {
+		}
+
+	}
+
+	static class TwoDeliveries {
+
+		@RedeqListener(topic = "bad")
+		void handle(String payload, Delivery first, Delivery second) {
+		}
+
+	}
+
+	static class NoPayload {
+
+		@RedeqListener(topic = "bad")
+		void handle(Delivery delivery) {
+		}
+
+	}
+
+	static class PrivateMethod {
+
+		@RedeqListener(topic = "bad")
+		private void handle(String payload) {
+		}
+
+	}
+
+	static class StaticMethod {
+
+		@RedeqListener(topic = "bad")
+		static void handle(String payload) {
+		}
+
+	}
+
+	static class Generic<T> {
+
+		@RedeqListener(topic = "bad")
+		void handle(List<T> payload) {
+		}
+
+	}
+
+	static class BadConcurrency {
+
+		@RedeqListener(topic = "bad", concurrency = "${missing.concurrency:zero}")
+		void handle(String payload) {
+		}
+
+	}
+
+	static class BadTimeout {
+
+		@RedeqListener(topic = "bad", timeout = "-1s")
+		void handle(String payload) {
+		}
+
+	}
+
+	static class BadTopic {
+
+		@RedeqListener(topic = "bad topic")
+		void handle(String payload) {
+		}
+
+	}
+
+	static class FirstOfTopic {
+
+		@RedeqListener(topic = "shared")
+		void handle(String payload) {
+		}
+
+	}
+
+	static class SecondOfTopic {
+
+		@RedeqListener(topic = "shared")
+		void handle(String payload) {
+		}
+
 	}
 
 }

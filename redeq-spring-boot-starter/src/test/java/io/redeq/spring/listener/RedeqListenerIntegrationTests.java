@@ -48,9 +48,6 @@ import static org.awaitility.Awaitility.await;
 @RedisTest
 class RedeqListenerIntegrationTests {
 
-	record Item(String skuCode, int quantity) {
-	}
-
 	private final ApplicationContextRunner runner;
 
 	RedeqListenerIntegrationTests(RedisServer server) {
@@ -58,38 +55,6 @@ class RedeqListenerIntegrationTests {
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedeqAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.host=" + server.host(), "spring.data.redis.port=" + server.port(),
 					"redeq.consumer.backoff.initial=50ms", "redeq.consumer.backoff.jitter=0");
-	}
-
-	static class Received {
-
-		final List<Object> payloads = new CopyOnWriteArrayList<>();
-
-		final List<Delivery> deliveries = new CopyOnWriteArrayList<>();
-
-	}
-
-	static class TypedListeners {
-
-		final Received received = new Received();
-
-		@RedeqListener(topic = "records")
-		public void onRecord(Item item, Delivery delivery) {
-			this.received.payloads.add(item);
-			this.received.deliveries.add(delivery);
-		}
-
-		// Delivery first, package-private: both allowed.
-		@RedeqListener(topic = "strings")
-		void onString(Delivery delivery, String text) {
-			this.received.payloads.add(text);
-		}
-
-		@RedeqListener(topic = "lists")
-		public void onList(List<Item> items) {
-			// Reading items.get(0) as an Item proves the generic type reached Jackson.
-			this.received.payloads.add(items.get(0));
-		}
-
 	}
 
 	@Test
@@ -109,24 +74,6 @@ class RedeqListenerIntegrationTests {
 			assertThat(context.getBean(RedeqListenerEndpointRegistry.class).listeners()).containsOnlyKeys("records",
 					"strings", "lists");
 		});
-	}
-
-	static class PlaceholderListener {
-
-		final Set<String> threads = ConcurrentHashMap.newKeySet();
-
-		final CountDownLatch release = new CountDownLatch(1);
-
-		final AtomicInteger running = new AtomicInteger();
-
-		@RedeqListener(topic = "${app.topic}", concurrency = "${app.concurrency}", maxAttempts = "#{1 + 1}",
-				timeout = "${app.timeout:45s}")
-		public void handle(String payload) throws InterruptedException {
-			this.running.incrementAndGet();
-			this.threads.add(Thread.currentThread().getName());
-			this.release.await(20, TimeUnit.SECONDS);
-		}
-
 	}
 
 	@Test
@@ -170,12 +117,115 @@ class RedeqListenerIntegrationTests {
 			});
 	}
 
+	@Test
+	void retriesThenBuriesWithTheListenersOwnExceptionAndUsesTheApplicationsMapper() {
+		this.runner.withBean(FailingListener.class)
+			.withBean(Outcomes.class)
+			.withUserConfiguration(SnakeCaseMapper.class)
+			.run((context) -> {
+				String id = context.getBean(RedeqClient.class).schedule("failing", new Item("apple", 1), Duration.ZERO);
+				RedeqAdmin admin = context.getBean(RedeqAdmin.class);
+				await().atMost(Duration.ofSeconds(10)).until(() -> admin.stats("failing").dead() == 1);
+				assertThat(context.getBean(FailingListener.class).attempts).containsExactly(1, 2);
+				DeadJob dead = admin.deadJobs("failing", 0, 10).get(0);
+				assertThat(dead.id()).isEqualTo(id);
+				assertThat(dead.lastError()).contains("IllegalStateException")
+					.contains("warehouse apple is closed")
+					.doesNotContain("InvocationTargetException");
+				assertThat(dead.payload()).contains("\"sku_code\"");
+				assertThat(context.getBean(Outcomes.class).events)
+					.containsExactly("retry:IllegalStateException:warehouse apple is closed", "dead:" + id);
+			});
+	}
+
+	@Test
+	void findsListenersOnProxiedBeansAndCallsThroughTheProxy() {
+		this.runner.withBean(ProxiedListener.class).withUserConfiguration(ClassProxying.class).run((context) -> {
+			ProxiedListener proxy = context.getBean(ProxiedListener.class);
+			assertThat(AopUtils.isCglibProxy(proxy)).isTrue();
+			context.getBean(RedeqClient.class).schedule("proxied", "ada", Duration.ZERO);
+			await().atMost(Duration.ofSeconds(10)).until(() -> proxy.received().size() == 1);
+			assertThat(ClassProxying.intercepted).contains("handle");
+		});
+	}
+
+	@Test
+	void producerOnlyModeSchedulesButNeverConsumes() {
+		this.runner.withBean(SilentListener.class).withPropertyValues("redeq.consumer.enabled=false").run((context) -> {
+			assertThat(context).hasNotFailed();
+			String id = context.getBean(RedeqClient.class).schedule("silent", "x", Duration.ZERO);
+			// The migrator still runs: the job becomes READY and stays there for another
+			// application.
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> context.getBean(RedeqClient.class)
+					.find("silent", id)
+					.map((info) -> info.state() == JobState.READY)
+					.orElse(false));
+			assertThat(context.getBean(Redeq.class).subscribedTopics()).isEmpty();
+			assertThat(context.getBean(SilentListener.class).calls).hasValue(0);
+		});
+	}
+
+	record Item(String skuCode, int quantity) {
+	}
+
+	static class Received {
+
+		final List<Object> payloads = new CopyOnWriteArrayList<>();
+
+		final List<Delivery> deliveries = new CopyOnWriteArrayList<>();
+
+	}
+
+	// Public, as most listener beans are; onString covers package-private methods.
+	public static class TypedListeners {
+
+		final Received received = new Received();
+
+		@RedeqListener(topic = "records")
+		public void onRecord(Item item, Delivery delivery) {
+			this.received.payloads.add(item);
+			this.received.deliveries.add(delivery);
+		}
+
+		// Delivery first, package-private: both allowed.
+		@RedeqListener(topic = "strings")
+		void onString(Delivery delivery, String text) {
+			this.received.payloads.add(text);
+		}
+
+		@RedeqListener(topic = "lists")
+		public void onList(List<Item> items) {
+			// Reading items.get(0) as an Item proves the generic type reached Jackson.
+			this.received.payloads.add(items.get(0));
+		}
+
+	}
+
+	static class PlaceholderListener {
+
+		final Set<String> threads = ConcurrentHashMap.newKeySet();
+
+		final CountDownLatch release = new CountDownLatch(1);
+
+		final AtomicInteger running = new AtomicInteger();
+
+		@RedeqListener(topic = "${app.topic}", concurrency = "${app.concurrency}", maxAttempts = "#{1 + 1}",
+				timeout = "${app.timeout:45s}")
+		void handle(String payload) throws InterruptedException {
+			this.running.incrementAndGet();
+			this.threads.add(Thread.currentThread().getName());
+			this.release.await(20, TimeUnit.SECONDS);
+		}
+
+	}
+
 	static class FailingListener {
 
 		final List<Integer> attempts = new CopyOnWriteArrayList<>();
 
 		@RedeqListener(topic = "failing", maxAttempts = "2")
-		public void handle(Item item, Delivery delivery) {
+		void handle(Item item, Delivery delivery) {
 			this.attempts.add(delivery.attempt());
 			throw new IllegalStateException("warehouse " + item.skuCode() + " is closed");
 		}
@@ -208,34 +258,14 @@ class RedeqListenerIntegrationTests {
 
 	}
 
-	@Test
-	void retriesThenBuriesWithTheListenersOwnExceptionAndUsesTheApplicationsMapper() {
-		this.runner.withBean(FailingListener.class)
-			.withBean(Outcomes.class)
-			.withUserConfiguration(SnakeCaseMapper.class)
-			.run((context) -> {
-				String id = context.getBean(RedeqClient.class).schedule("failing", new Item("apple", 1), Duration.ZERO);
-				RedeqAdmin admin = context.getBean(RedeqAdmin.class);
-				await().atMost(Duration.ofSeconds(10)).until(() -> admin.stats("failing").dead() == 1);
-				assertThat(context.getBean(FailingListener.class).attempts).containsExactly(1, 2);
-				DeadJob dead = admin.deadJobs("failing", 0, 10).get(0);
-				assertThat(dead.id()).isEqualTo(id);
-				assertThat(dead.lastError()).contains("IllegalStateException")
-					.contains("warehouse apple is closed")
-					.doesNotContain("InvocationTargetException");
-				assertThat(dead.payload()).contains("\"sku_code\"");
-				assertThat(context.getBean(Outcomes.class).events)
-					.containsExactly("retry:IllegalStateException:warehouse apple is closed", "dead:" + id);
-			});
-	}
-
 	interface Greeter {
 
 		void greet(String name);
 
 	}
 
-	static class ProxiedListener {
+	// Public, as proxied beans are: CGLIB intercepts their public methods.
+	public static class ProxiedListener {
 
 		final List<String> received = new CopyOnWriteArrayList<>();
 
@@ -288,48 +318,20 @@ class RedeqListenerIntegrationTests {
 
 	}
 
-	@Test
-	void findsListenersOnProxiedBeansAndCallsThroughTheProxy() {
-		this.runner.withBean(ProxiedListener.class).withUserConfiguration(ClassProxying.class).run((context) -> {
-			ProxiedListener proxy = context.getBean(ProxiedListener.class);
-			assertThat(AopUtils.isCglibProxy(proxy)).isTrue();
-			context.getBean(RedeqClient.class).schedule("proxied", "ada", Duration.ZERO);
-			await().atMost(Duration.ofSeconds(10)).until(() -> proxy.received().size() == 1);
-			assertThat(ClassProxying.intercepted).contains("handle");
-		});
-	}
-
 	static class SilentListener {
 
 		final AtomicInteger calls = new AtomicInteger();
 
 		@RedeqListener(topic = "silent")
-		public void handle(String payload) {
+		void handle(String payload) {
 			this.calls.incrementAndGet();
 		}
 
 		// Invalid on purpose: producer-only mode must not even check listeners.
 		@RedeqListener(topic = "silent.invalid")
-		public void invalid(String a, String b) {
+		void invalid(String a, String b) {
 		}
 
-	}
-
-	@Test
-	void producerOnlyModeSchedulesButNeverConsumes() {
-		this.runner.withBean(SilentListener.class).withPropertyValues("redeq.consumer.enabled=false").run((context) -> {
-			assertThat(context).hasNotFailed();
-			String id = context.getBean(RedeqClient.class).schedule("silent", "x", Duration.ZERO);
-			// The migrator still runs: the job becomes READY and stays there for another
-			// application.
-			await().atMost(Duration.ofSeconds(10))
-				.until(() -> context.getBean(RedeqClient.class)
-					.find("silent", id)
-					.map((info) -> info.state() == JobState.READY)
-					.orElse(false));
-			assertThat(context.getBean(Redeq.class).subscribedTopics()).isEmpty();
-			assertThat(context.getBean(SilentListener.class).calls).hasValue(0);
-		});
 	}
 
 }

@@ -29,31 +29,6 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 @RedisTest
 class TransactionAwareRedeqClientIntegrationTests {
 
-	/**
-	 * A transaction manager with no resource: it only drives Spring's transaction
-	 * synchronization.
-	 */
-	static class NoResourceTransactionManager extends AbstractPlatformTransactionManager {
-
-		@Override
-		protected Object doGetTransaction() {
-			return new Object();
-		}
-
-		@Override
-		protected void doBegin(Object transaction, TransactionDefinition definition) {
-		}
-
-		@Override
-		protected void doCommit(DefaultTransactionStatus status) {
-		}
-
-		@Override
-		protected void doRollback(DefaultTransactionStatus status) {
-		}
-
-	}
-
 	private final Redeq redeq;
 
 	private final RedeqClient client;
@@ -163,6 +138,31 @@ class TransactionAwareRedeqClientIntegrationTests {
 		});
 		assertThat(this.client.find("t", ids[0])).isEmpty();
 		assertThat(this.client.find("t", ids[1])).isPresent();
+	}
+
+	/**
+	 * A transaction manager with no resource: it only drives Spring's transaction
+	 * synchronization.
+	 */
+	static class NoResourceTransactionManager extends AbstractPlatformTransactionManager {
+
+		@Override
+		protected Object doGetTransaction() {
+			return new Object();
+		}
+
+		@Override
+		protected void doBegin(Object transaction, TransactionDefinition definition) {
+		}
+
+		@Override
+		protected void doCommit(DefaultTransactionStatus status) {
+		}
+
+		@Override
+		protected void doRollback(DefaultTransactionStatus status) {
+		}
+
 	}
 
 }

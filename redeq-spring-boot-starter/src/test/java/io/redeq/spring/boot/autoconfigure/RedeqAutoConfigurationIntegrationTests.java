@@ -112,10 +112,10 @@ class RedeqAutoConfigurationIntegrationTests {
 
 	@Test
 	void transactionalFalseGivesThePlainClient() {
-		this.runner.withPropertyValues("redeq.transactional=false").run((context) -> {
-			assertThat(context.getBean(RedeqClient.class)).isNotInstanceOf(TransactionAwareRedeqClient.class)
-				.isSameAs(context.getBean(Redeq.class).client());
-		});
+		this.runner.withPropertyValues("redeq.transactional=false")
+			.run((context) -> assertThat(context.getBean(RedeqClient.class))
+				.isNotInstanceOf(TransactionAwareRedeqClient.class)
+				.isSameAs(context.getBean(Redeq.class).client()));
 	}
 
 	@Test

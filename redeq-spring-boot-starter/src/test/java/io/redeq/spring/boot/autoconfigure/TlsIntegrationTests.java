@@ -46,18 +46,6 @@ class TlsIntegrationTests {
 		}
 	}
 
-	@Configuration(proxyBeanMethods = false)
-	static class Listeners {
-
-		final List<String> received = new CopyOnWriteArrayList<>();
-
-		@RedeqListener(topic = "secure")
-		void onJob(String payload, Delivery delivery) {
-			this.received.add(payload);
-		}
-
-	}
-
 	private ApplicationContextRunner runner() {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, DataRedisAutoConfiguration.class,
@@ -89,6 +77,18 @@ class TlsIntegrationTests {
 			assertThatExceptionOfType(RedeqUnavailableException.class)
 				.isThrownBy(() -> context.getBean(RedeqClient.class).schedule("secure", "plain", Duration.ZERO));
 		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Listeners {
+
+		final List<String> received = new CopyOnWriteArrayList<>();
+
+		@RedeqListener(topic = "secure")
+		void onJob(String payload, Delivery delivery) {
+			this.received.add(payload);
+		}
+
 	}
 
 }

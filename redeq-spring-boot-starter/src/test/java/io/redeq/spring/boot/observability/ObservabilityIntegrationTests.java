@@ -67,21 +67,6 @@ class ObservabilityIntegrationTests {
 					"redeq.command-timeout=1s");
 	}
 
-	static class ScriptedListener {
-
-		final List<String> mdc = new CopyOnWriteArrayList<>();
-
-		@RedeqListener(topic = "scripted", maxAttempts = "2")
-		void handle(String kind, Delivery delivery) {
-			this.mdc.add(MDC.get("redeq.topic") + "/" + MDC.get("redeq.jobId") + "=" + delivery.topic() + "/"
-					+ delivery.id());
-			if (kind.equals("fail-once") && delivery.attempt() == 1 || kind.equals("always-fail")) {
-				throw new IllegalStateException("scripted failure: " + kind);
-			}
-		}
-
-	}
-
 	@Test
 	void scriptedScenarioShowsInTheApplicationsRegistryAndHandlersSeeTheMdc() {
 		this.runner.withBean(ScriptedListener.class).run((context) -> {
@@ -167,17 +152,6 @@ class ObservabilityIntegrationTests {
 			});
 	}
 
-	static class BlockingListener {
-
-		final CountDownLatch release = new CountDownLatch(1);
-
-		@RedeqListener(topic = "stuck", concurrency = "1")
-		void handle(String payload) throws InterruptedException {
-			this.release.await(30, TimeUnit.SECONDS);
-		}
-
-	}
-
 	@Test
 	void healthIsDownWhenReadyJobsOfAListenedTopicWaitTooLong() {
 		this.runner.withBean(BlockingListener.class)
@@ -248,6 +222,32 @@ class ObservabilityIntegrationTests {
 
 	private static double count(MeterRegistry registry, String name) {
 		return registry.find(name).tag("topic", "scripted").counters().stream().mapToDouble((c) -> c.count()).sum();
+	}
+
+	static class ScriptedListener {
+
+		final List<String> mdc = new CopyOnWriteArrayList<>();
+
+		@RedeqListener(topic = "scripted", maxAttempts = "2")
+		void handle(String kind, Delivery delivery) {
+			this.mdc.add(MDC.get("redeq.topic") + "/" + MDC.get("redeq.jobId") + "=" + delivery.topic() + "/"
+					+ delivery.id());
+			if (kind.equals("fail-once") && delivery.attempt() == 1 || kind.equals("always-fail")) {
+				throw new IllegalStateException("scripted failure: " + kind);
+			}
+		}
+
+	}
+
+	static class BlockingListener {
+
+		final CountDownLatch release = new CountDownLatch(1);
+
+		@RedeqListener(topic = "stuck", concurrency = "1")
+		void handle(String payload) throws InterruptedException {
+			this.release.await(30, TimeUnit.SECONDS);
+		}
+
 	}
 
 }

@@ -72,30 +72,6 @@ class RedeqEndpointIntegrationTests {
 		redis.close();
 	}
 
-	@SpringBootConfiguration
-	@EnableAutoConfiguration
-	static class App {
-
-		@Bean
-		Payments payments() {
-			return new Payments();
-		}
-
-	}
-
-	static class Payments {
-
-		final AtomicBoolean failing = new AtomicBoolean(true);
-
-		@RedeqListener(topic = "payment", maxAttempts = "1", concurrency = "2")
-		void charge(String order) {
-			if (this.failing.get()) {
-				throw new IllegalStateException("card declined for " + order);
-			}
-		}
-
-	}
-
 	@Test
 	void readsOverviewAndDeadJobsThenRequeuesAndPurgesThem() throws Exception {
 		String first = this.client.schedule("payment", "order-1", Duration.ZERO);
@@ -172,6 +148,30 @@ class RedeqEndpointIntegrationTests {
 
 	private URI uri(String path) {
 		return URI.create("http://127.0.0.1:" + this.port + path);
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean
+		Payments payments() {
+			return new Payments();
+		}
+
+	}
+
+	static class Payments {
+
+		final AtomicBoolean failing = new AtomicBoolean(true);
+
+		@RedeqListener(topic = "payment", maxAttempts = "1", concurrency = "2")
+		void charge(String order) {
+			if (this.failing.get()) {
+				throw new IllegalStateException("card declined for " + order);
+			}
+		}
+
 	}
 
 }

@@ -1,0 +1,7 @@
+/**
+ * redeq's benchmark: the workloads of QUALITY.md run against redeq and its peers.
+ */
+@NullMarked
+package io.redeq.benchmark;
+
+import org.jspecify.annotations.NullMarked;
