@@ -22,6 +22,9 @@ final class SubscriptionRegistry {
 	 * Creates the topic's consumer with {@code create}, which gets the callback the
 	 * consumer runs when it is closed, and registers it; refuses a second one for a
 	 * topic.
+	 * @param topic the topic subscribed to
+	 * @param create makes the consumer from the callback it runs when closed
+	 * @return the registered consumer
 	 * @throws IllegalStateException if the topic already has a subscription here
 	 */
 	TopicConsumer register(String topic, Function<Runnable, TopicConsumer> create) {

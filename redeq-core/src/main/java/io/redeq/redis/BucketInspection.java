@@ -4,9 +4,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import static io.redeq.redis.ScriptReply.number;
-import static io.redeq.redis.ScriptReply.text;
-
 /**
  * What the inspect script saw in one bucket.
  *
@@ -26,17 +23,17 @@ public record BucketInspection(long now, long earliestDue, Map<String, Long> cou
 	 */
 	static BucketInspection fromReply(List<Object> reply) {
 		ScriptReply.requireResult(reply, "inspect.lua");
-		long now = number(reply.get(0));
-		long earliestDue = number(reply.get(1));
-		int fields = (int) number(reply.get(2));
+		long now = ScriptReply.number(reply.get(0));
+		long earliestDue = ScriptReply.number(reply.get(1));
+		int fields = (int) ScriptReply.number(reply.get(2));
 		Map<String, Long> counts = new LinkedHashMap<>();
 		int i = 3;
 		for (int f = 0; f < fields; f++, i += 2) {
-			counts.put(text(reply.get(i)), number(reply.get(i + 1)));
+			counts.put(ScriptReply.text(reply.get(i)), ScriptReply.number(reply.get(i + 1)));
 		}
 		Map<String, Long> oldestReady = new LinkedHashMap<>();
 		for (; i + 1 < reply.size(); i += 2) {
-			oldestReady.put(text(reply.get(i)), number(reply.get(i + 1)));
+			oldestReady.put(ScriptReply.text(reply.get(i)), ScriptReply.number(reply.get(i + 1)));
 		}
 		return new BucketInspection(now, earliestDue, counts, oldestReady);
 	}

@@ -3,9 +3,6 @@ package io.redeq.redis;
 import java.util.ArrayList;
 import java.util.List;
 
-import static io.redeq.redis.ScriptReply.isOne;
-import static io.redeq.redis.ScriptReply.number;
-
 /**
  * The head of one bucket's indexes, as the sweep saw it.
  *
@@ -27,12 +24,13 @@ public record BucketPeek(int bucket, long now, boolean held, long nextDue, long 
 	 * earliest lease deadline ms, earliest death ms (-1 when the index is empty).
 	 */
 	static List<BucketPeek> fromReply(int[] buckets, List<Object> reply) {
-		long now = number(reply.get(0));
+		long now = ScriptReply.number(reply.get(0));
 		List<BucketPeek> peeks = new ArrayList<>(buckets.length);
 		for (int i = 0; i < buckets.length; i++) {
 			int base = 1 + i * VALUES_PER_BUCKET;
-			peeks.add(new BucketPeek(buckets[i], now, isOne(reply.get(base)), number(reply.get(base + 1)),
-					number(reply.get(base + 2)), number(reply.get(base + 3))));
+			peeks.add(new BucketPeek(buckets[i], now, ScriptReply.isOne(reply.get(base)),
+					ScriptReply.number(reply.get(base + 1)), ScriptReply.number(reply.get(base + 2)),
+					ScriptReply.number(reply.get(base + 3))));
 		}
 		return peeks;
 	}

@@ -3,9 +3,6 @@ package io.redeq.redis;
 import java.util.ArrayList;
 import java.util.List;
 
-import static io.redeq.redis.ScriptReply.number;
-import static io.redeq.redis.ScriptReply.text;
-
 /**
  * The jobs one claim took, with the Redis time it ran at and how many READY jobs of the
  * topic its bucket still holds.
@@ -27,12 +24,12 @@ public record ClaimResult(long now, long remaining, List<ClaimedJob> jobs) {
 	static ClaimResult fromReply(List<Object> reply, int bucket, String topic, String token) {
 		List<ClaimedJob> jobs = new ArrayList<>();
 		for (int i = 2; i + VALUES_PER_JOB - 1 < reply.size(); i += VALUES_PER_JOB) {
-			String jobKey = text(reply.get(i));
+			String jobKey = ScriptReply.text(reply.get(i));
 			jobs.add(new ClaimedJob(bucket, jobKey, topic, jobKey.substring(topic.length() + 1),
-					(int) number(reply.get(i + 1)), number(reply.get(i + 2)), number(reply.get(i + 3)),
-					text(reply.get(i + 4)), token));
+					(int) ScriptReply.number(reply.get(i + 1)), ScriptReply.number(reply.get(i + 2)),
+					ScriptReply.number(reply.get(i + 3)), ScriptReply.text(reply.get(i + 4)), token));
 		}
-		return new ClaimResult(number(reply.get(0)), number(reply.get(1)), jobs);
+		return new ClaimResult(ScriptReply.number(reply.get(0)), ScriptReply.number(reply.get(1)), jobs);
 	}
 
 }

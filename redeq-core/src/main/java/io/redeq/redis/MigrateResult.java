@@ -4,10 +4,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import static io.redeq.redis.ScriptReply.isOne;
-import static io.redeq.redis.ScriptReply.number;
-import static io.redeq.redis.ScriptReply.text;
-
 /**
  * What one run of the migrate script did on one bucket.
  *
@@ -32,10 +28,11 @@ public record MigrateResult(long now, long nextDue, long nextLeaseExpiry, boolea
 		ScriptReply.requireResult(reply, "migrate.lua");
 		Map<String, Integer> readyByTopic = new LinkedHashMap<>();
 		for (int i = 6; i + 1 < reply.size(); i += 2) {
-			readyByTopic.put(text(reply.get(i)), (int) number(reply.get(i + 1)));
+			readyByTopic.put(ScriptReply.text(reply.get(i)), (int) ScriptReply.number(reply.get(i + 1)));
 		}
-		return new MigrateResult(number(reply.get(0)), number(reply.get(1)), number(reply.get(2)), isOne(reply.get(3)),
-				(int) number(reply.get(4)), (int) number(reply.get(5)), readyByTopic);
+		return new MigrateResult(ScriptReply.number(reply.get(0)), ScriptReply.number(reply.get(1)),
+				ScriptReply.number(reply.get(2)), ScriptReply.isOne(reply.get(3)),
+				(int) ScriptReply.number(reply.get(4)), (int) ScriptReply.number(reply.get(5)), readyByTopic);
 	}
 
 	/** Whether a full batch was moved, so more may be due right now. */

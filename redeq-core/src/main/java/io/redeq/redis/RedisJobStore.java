@@ -17,8 +17,6 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import io.redeq.RedeqException;
 
-import static io.redeq.redis.KeySpace.topicOf;
-
 // Over 300 lines: it is the one door, with a method per script (about twenty), each now
 // "send, then let the result record parse the reply". The sending helpers that declare
 // each bucket's known topics (runOn, runRemembered, runWithAllTopics) could be a class of
@@ -150,7 +148,7 @@ public final class RedisJobStore {
 		args[2] = Integer.toString(this.keys.buckets());
 		int i = 3;
 		for (ScheduleRequest request : requests) {
-			topics.add(topicOf(request.jobKey()));
+			topics.add(KeySpace.topicOf(request.jobKey()));
 			args[i++] = request.jobKey();
 			args[i++] = request.payload();
 			args[i++] = request.absolute() ? "at" : "in";
@@ -166,8 +164,8 @@ public final class RedisJobStore {
 	 * the same command (Lettuce's, after a reconnect) answers as the first did.
 	 */
 	public boolean cancel(int bucket, String jobKey, String requestId) {
-		Long cancelled = this.scripts.await(runRemembered(Scripts.CANCEL, bucket, topicOf(jobKey), jobKey, requestId),
-				"cancel " + jobKey);
+		Long cancelled = this.scripts.await(
+				runRemembered(Scripts.CANCEL, bucket, KeySpace.topicOf(jobKey), jobKey, requestId), "cancel " + jobKey);
 		return cancelled == 1;
 	}
 
@@ -175,13 +173,14 @@ public final class RedisJobStore {
 	 * Moves a waiting job's due time; returns the new due time, or empty if it could not.
 	 */
 	public Optional<ScheduleOutcome> reschedule(int bucket, String jobKey, boolean absolute, long millis) {
-		List<Object> reply = this.scripts.await(runOn(Scripts.RESCHEDULE, bucket, topicOf(jobKey), jobKey,
+		List<Object> reply = this.scripts.await(runOn(Scripts.RESCHEDULE, bucket, KeySpace.topicOf(jobKey), jobKey,
 				absolute ? "at" : "in", Long.toString(millis)), "reschedule " + jobKey);
 		return ScheduleOutcome.fromMoveReply("rescheduled", reply);
 	}
 
 	public Optional<StoredJob> find(int bucket, String jobKey) {
-		List<Object> reply = this.scripts.await(runOn(Scripts.FIND, bucket, topicOf(jobKey), jobKey), "find " + jobKey);
+		List<Object> reply = this.scripts.await(runOn(Scripts.FIND, bucket, KeySpace.topicOf(jobKey), jobKey),
+				"find " + jobKey);
 		return StoredJob.fromReply(jobKey, reply);
 	}
 

@@ -4,10 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-import static io.redeq.redis.ScriptReply.isOne;
-import static io.redeq.redis.ScriptReply.number;
-import static io.redeq.redis.ScriptReply.text;
-
 /**
  * What the schedule script did with one job, or where a reschedule or a retry moved a
  * job's due time.
@@ -27,12 +23,12 @@ public record ScheduleOutcome(String status, String value, boolean earliest) {
 	 * is marked earliest.
 	 */
 	static List<ScheduleOutcome> fromScheduleReply(List<Object> reply) {
-		String earliest = String.valueOf(number(reply.get(0)));
+		String earliest = String.valueOf(ScriptReply.number(reply.get(0)));
 		boolean marked = false;
 		List<ScheduleOutcome> outcomes = new ArrayList<>((reply.size() - 1) / 2);
 		for (int i = 1; i + 1 < reply.size(); i += 2) {
-			String status = text(reply.get(i));
-			String value = text(reply.get(i + 1));
+			String status = ScriptReply.text(reply.get(i));
+			String value = ScriptReply.text(reply.get(i + 1));
 			boolean isEarliest = !marked && !"-1".equals(earliest) && earliest.equals(value)
 					&& ("new".equals(status) || "replaced".equals(status));
 			marked |= isEarliest;
@@ -47,10 +43,11 @@ public record ScheduleOutcome(String status, String value, boolean earliest) {
 	 * moved (empty).
 	 */
 	static Optional<ScheduleOutcome> fromMoveReply(String status, List<Object> reply) {
-		if (!isOne(reply.get(0))) {
+		if (!ScriptReply.isOne(reply.get(0))) {
 			return Optional.empty();
 		}
-		return Optional.of(new ScheduleOutcome(status, text(reply.get(1)), isOne(reply.get(2))));
+		return Optional
+			.of(new ScheduleOutcome(status, ScriptReply.text(reply.get(1)), ScriptReply.isOne(reply.get(2))));
 	}
 
 	public boolean written() {

@@ -7,9 +7,6 @@ import java.util.Optional;
 import io.redeq.JobInfo;
 import io.redeq.JobState;
 
-import static io.redeq.redis.ScriptReply.number;
-import static io.redeq.redis.ScriptReply.text;
-
 /**
  * A job as the find script read it from its bucket.
  *
@@ -33,9 +30,9 @@ public record StoredJob(String topic, String id, JobState state, int attempts, l
 			return Optional.empty();
 		}
 		String topic = KeySpace.topicOf(jobKey);
-		return Optional
-			.of(new StoredJob(topic, jobKey.substring(topic.length() + 1), stateOf(text(reply.get(0)).charAt(0)),
-					(int) number(reply.get(3)), number(reply.get(1)), number(reply.get(2)), text(reply.get(4))));
+		return Optional.of(new StoredJob(topic, jobKey.substring(topic.length() + 1),
+				stateOf(ScriptReply.text(reply.get(0)).charAt(0)), (int) ScriptReply.number(reply.get(3)),
+				ScriptReply.number(reply.get(1)), ScriptReply.number(reply.get(2)), ScriptReply.text(reply.get(4))));
 	}
 
 	private static JobState stateOf(char code) {
