@@ -30,6 +30,8 @@ import io.redeq.internal.LogOnce;
 import io.redeq.redis.ClaimedJob;
 import io.redeq.redis.RedisJobStore;
 
+// Over 300 lines: batching, the retry with backoff and the answers that end a completion are
+// one state machine around one queue; split, each part would need the others' locks.
 /**
  * Completes finished jobs in batches, one complete script per bucket for every job that
  * finished while the previous batch was on its way, and keeps at it until Redis answers

@@ -26,8 +26,7 @@ import io.redeq.redis.RedisJobStore;
 import io.redeq.schedule.JobIds;
 
 // Over 300 lines: the fetch loop and the graceful close, whose hand-back of unfinished
-// jobs (handBack, giveBack) is a third of the class and could be its own; it stays while
-// the consumer's hot path is being measured on another branch.
+// jobs (handBack, giveBack) is a third of the class and the next piece to move out.
 /**
  * A subscription: one fetcher thread claims READY jobs of a topic only into free worker
  * slots (no local buffer, so nothing waits in memory when the instance dies), workers run

@@ -1,7 +1,6 @@
 package io.redeq.migrator;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.stream.IntStream;
 
 import org.slf4j.Logger;
@@ -171,10 +170,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		if (due.length == 0 || !this.running) {
 			return;
 		}
-		List<MigrateResult> results = this.store.migrateDue(due, this.options.batchSize());
-		for (int i = 0; i < due.length; i++) {
-			migrated(due[i], results.get(i));
-		}
+		this.store.migrateDue(due, this.options.batchSize(), this::migrated);
 	}
 
 	private void migrate(int bucket, boolean sweep) {

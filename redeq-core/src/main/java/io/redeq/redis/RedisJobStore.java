@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -215,21 +216,21 @@ public final class RedisJobStore {
 	 * round costs one round trip, not one per bucket. A bucket whose script met a topic
 	 * not declared yet is sent again on its own with it.
 	 */
-	public List<MigrateResult> migrateDue(int[] buckets, int batchSize) {
+	public void migrateDue(int[] buckets, int batchSize, BiConsumer<Integer, MigrateResult> each) {
 		String[] args = strings(batchSize, "", 0, 0, 0);
 		List<CompletableFuture<List<Object>>> replies = new ArrayList<>(buckets.length);
 		for (int bucket : buckets) {
 			replies.add(runOn(Scripts.MIGRATE, bucket, knownTopics(bucket), args));
 		}
-		List<MigrateResult> results = new ArrayList<>(buckets.length);
+		// Each bucket's result is handed on as soon as its reply is in, so its consumers
+		// are signalled without waiting for the replies behind it.
 		for (int i = 0; i < buckets.length; i++) {
 			List<Object> reply = this.scripts.await(replies.get(i), Scripts.MIGRATE.toString());
 			if (ScriptReply.asksForTopics(reply)) {
 				reply = runWithAllTopics(Scripts.MIGRATE, buckets[i], args);
 			}
-			results.add(MigrateResult.fromReply(reply));
+			each.accept(buckets[i], MigrateResult.fromReply(reply));
 		}
-		return results;
 	}
 
 	/**

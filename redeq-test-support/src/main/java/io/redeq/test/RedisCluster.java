@@ -15,6 +15,8 @@ import java.util.stream.Collectors;
 
 import io.lettuce.core.RedisURI;
 
+// Over 300 lines: starting, failing over, healing and half-moving slots of a real cluster are
+// each a few redis-cli steps that tests call by name; together they are the cluster fixture.
 /**
  * A real Redis Cluster for tests: by default 3 masters and 3 replicas, each a local
  * {@code redis-server
