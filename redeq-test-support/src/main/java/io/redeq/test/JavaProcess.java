@@ -9,13 +9,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.jar.Attributes;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
 
 /**
  * A second JVM running a test main class with this JVM's classpath: the "other instance"
@@ -24,10 +24,7 @@ import java.util.function.Predicate;
  */
 public final class JavaProcess implements AutoCloseable {
 
-	private static final List<String> FAKETIME_LIBRARIES = List.of(
-			"/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
-			"/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1", "/usr/lib/faketime/libfaketime.so.1",
-			"/usr/local/lib/faketime/libfaketime.so.1");
+	private static Path agentJar;
 
 	private final Process process;
 
@@ -42,17 +39,30 @@ public final class JavaProcess implements AutoCloseable {
 
 	/** Starts {@code mainClass} with the given arguments. */
 	public static JavaProcess start(Class<?> mainClass, String... args) {
-		return start(mainClass, Map.of(), args);
+		return start(mainClass, List.of(), args);
 	}
 
-	/** Starts {@code mainClass} with extra environment variables. */
-	public static JavaProcess start(Class<?> mainClass, Map<String, String> environment, String... args) {
+	/**
+	 * Starts {@code mainClass} in a JVM whose wall clock is {@code offset} off: what
+	 * {@code System.currentTimeMillis()}, {@code Instant.now()} and every
+	 * {@code java.time.Clock.system*} clock answer, in the JDK and in every library, is
+	 * shifted by {@link ClockShiftAgent}; {@code System.nanoTime()} stays real.
+	 * @throws IllegalArgumentException if the offset is not a whole number of seconds
+	 */
+	public static JavaProcess startWithClockOffset(Class<?> mainClass, Duration offset, String... args) {
+		if (offset.getNano() != 0) {
+			throw new IllegalArgumentException("A clock offset must be whole seconds, not " + offset);
+		}
+		return start(mainClass, List.of("-javaagent:" + agentJar() + "=" + offset.getSeconds()), args);
+	}
+
+	private static JavaProcess start(Class<?> mainClass, List<String> jvmOptions, String... args) {
 		String java = ProcessHandle.current().info().command().orElse("java");
-		List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-cp",
-				System.getProperty("java.class.path"), mainClass.getName()));
+		List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC"));
+		command.addAll(jvmOptions);
+		command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass.getName()));
 		command.addAll(List.of(args));
 		ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-		builder.environment().putAll(environment);
 		try {
 			JavaProcess started = new JavaProcess(builder.start());
 			Runtime.getRuntime().addShutdownHook(new Thread(started.process::destroyForcibly));
@@ -64,24 +74,29 @@ public final class JavaProcess implements AutoCloseable {
 	}
 
 	/**
-	 * Environment that shifts a child JVM's wall clock by {@code offset} with
-	 * libfaketime, leaving its monotonic clock alone (the JVM needs that one to be real).
-	 * @throws IllegalStateException naming the package to install if libfaketime is
-	 * missing
+	 * A jar holding only the manifest that names {@link ClockShiftAgent}: the agent's
+	 * classes (and ASM) reach the child through its classpath, which is this JVM's.
 	 */
-	public static Map<String, String> clockOffset(Duration offset) {
-		Optional<String> library = FAKETIME_LIBRARIES.stream()
-			.filter((path) -> Files.isReadable(Path.of(path)))
-			.findFirst();
-		if (library.isEmpty()) {
-			throw new IllegalStateException("Shifting a JVM's clock needs libfaketime, which is not installed: "
-					+ "sudo apt-get install libfaketime (Debian/Ubuntu) or brew install libfaketime (macOS)");
+	private static synchronized Path agentJar() {
+		if (agentJar == null) {
+			Manifest manifest = new Manifest();
+			Attributes attributes = manifest.getMainAttributes();
+			attributes.put(Attributes.Name.MANIFEST_VERSION, "1.0");
+			attributes.put(new Attributes.Name("Premain-Class"), ClockShiftAgent.class.getName());
+			attributes.put(new Attributes.Name("Can-Retransform-Classes"), "true");
+			try {
+				Path jar = Files.createTempFile("redeq-clock-shift-agent", ".jar");
+				jar.toFile().deleteOnExit();
+				try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar), manifest)) {
+					out.flush();
+				}
+				agentJar = jar;
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException("Could not write the clock-shift agent's jar", ex);
+			}
 		}
-		Map<String, String> environment = new HashMap<>();
-		environment.put("LD_PRELOAD", library.get());
-		environment.put("FAKETIME", (offset.isNegative() ? "-" : "+") + Math.abs(offset.toSeconds()) + "s");
-		environment.put("FAKETIME_DONT_FAKE_MONOTONIC", "1");
-		return environment;
+		return agentJar;
 	}
 
 	private void readOutput() {
