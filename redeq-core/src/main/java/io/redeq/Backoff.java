@@ -25,6 +25,15 @@ import io.redeq.internal.Validate;
  */
 public record Backoff(Duration initial, double multiplier, Duration max, double jitter) {
 
+	/**
+	 * Checks the values.
+	 * @param initial the wait after the first failed attempt
+	 * @param multiplier how much each further wait grows, {@code >= 1}
+	 * @param max the longest wait
+	 * @param jitter fraction of the wait added or removed at random, between 0 and 1
+	 * @throws io.redeq.internal.InvalidValueException naming the value and its limit when
+	 * one is out of range
+	 */
 	public Backoff {
 		Validate.positiveOrZero("backoff.initial", initial);
 		Validate.positiveOrZero("backoff.max", max);
@@ -39,7 +48,11 @@ public record Backoff(Duration initial, double multiplier, Duration max, double 
 		}
 	}
 
-	/** The wait after the given failed attempt (1-based), jitter included. */
+	/**
+	 * The wait after the given failed attempt, jitter included.
+	 * @param attempt the attempt that failed, 1 for the first
+	 * @return the wait before the next attempt
+	 */
 	public Duration delayAfter(int attempt) {
 		double base = this.initial.toMillis() * Math.pow(this.multiplier, Math.max(0, attempt - 1));
 		double capped = Math.min(base, this.max.toMillis());

@@ -9,10 +9,18 @@ package io.redeq;
  */
 public class BucketCountMismatchException extends RedeqException {
 
+	/** Number of buckets recorded in Redis for the prefix. */
 	private final int recorded;
 
+	/** Number of buckets this instance is configured with. */
 	private final int configured;
 
+	/**
+	 * Creates the exception, with a message that says how to resolve the mismatch.
+	 * @param prefix the key prefix
+	 * @param recorded the bucket count recorded in Redis
+	 * @param configured the bucket count configured
+	 */
 	public BucketCountMismatchException(String prefix, int recorded, int configured) {
 		super("redeq prefix '" + prefix + "' holds jobs in " + recorded + " buckets in Redis, but " + configured
 				+ " buckets are configured. Set redeq.buckets=" + recorded
@@ -23,10 +31,18 @@ public class BucketCountMismatchException extends RedeqException {
 		this.configured = configured;
 	}
 
+	/**
+	 * The bucket count recorded in Redis for the prefix.
+	 * @return the recorded count
+	 */
 	public int recorded() {
 		return this.recorded;
 	}
 
+	/**
+	 * The bucket count this instance is configured with.
+	 * @return the configured count
+	 */
 	public int configured() {
 		return this.configured;
 	}

@@ -9,6 +9,10 @@ package io.redeq;
  */
 public class CapacityExceededException extends RedeqException {
 
+	/**
+	 * Creates the exception.
+	 * @param message what was refused, and the limit
+	 */
 	public CapacityExceededException(String message) {
 		super(message);
 	}

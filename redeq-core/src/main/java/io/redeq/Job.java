@@ -29,6 +29,12 @@ public final class Job {
 
 	private final Duplicate onDuplicate;
 
+	private final @Nullable Duration timeout;
+
+	private final @Nullable Integer maxAttempts;
+
+	private final int priority;
+
 	private Job(Builder builder) {
 		this.topic = builder.topic;
 		this.id = builder.id;
@@ -36,6 +42,9 @@ public final class Job {
 		this.delay = builder.delay;
 		this.dueAt = builder.dueAt;
 		this.onDuplicate = builder.onDuplicate;
+		this.timeout = builder.timeout;
+		this.maxAttempts = builder.maxAttempts;
+		this.priority = builder.priority;
 	}
 
 	/**
@@ -47,6 +56,10 @@ public final class Job {
 		return new Builder(topic);
 	}
 
+	/**
+	 * The topic the job is scheduled on.
+	 * @return the topic
+	 */
 	public String topic() {
 		return this.topic;
 	}
@@ -59,6 +72,10 @@ public final class Job {
 		return this.id;
 	}
 
+	/**
+	 * The payload, serialized by the engine's codec when the job is scheduled.
+	 * @return the payload, or {@code null}
+	 */
 	public @Nullable Object payload() {
 		return this.payload;
 	}
@@ -80,8 +97,36 @@ public final class Job {
 		return this.dueAt;
 	}
 
+	/**
+	 * What happens when a job with the same id is already pending.
+	 * @return the duplicate policy
+	 */
 	public Duplicate onDuplicate() {
 		return this.onDuplicate;
+	}
+
+	/**
+	 * This job's handler timeout, or {@code null} for the subscription's.
+	 * @return the timeout, or {@code null}
+	 */
+	public @Nullable Duration timeout() {
+		return this.timeout;
+	}
+
+	/**
+	 * This job's deliveries before it is DEAD, or {@code null} for the subscription's.
+	 * @return the attempts, or {@code null}
+	 */
+	public @Nullable Integer maxAttempts() {
+		return this.maxAttempts;
+	}
+
+	/**
+	 * This job's priority, 0 (the default) to 9.
+	 * @return the priority
+	 */
+	public int priority() {
+		return this.priority;
 	}
 
 	@Override
@@ -107,6 +152,12 @@ public final class Job {
 		private @Nullable Instant dueAt;
 
 		private Duplicate onDuplicate = Duplicate.REPLACE;
+
+		private @Nullable Duration timeout;
+
+		private @Nullable Integer maxAttempts;
+
+		private int priority;
 
 		private Builder(String topic) {
 			this.topic = topic;
@@ -165,6 +216,45 @@ public final class Job {
 			return this;
 		}
 
+		/**
+		 * How long this job's handler may run before it is interrupted and the attempt
+		 * fails; wins over the subscription's timeout. The lease (how soon a crashed
+		 * instance's job comes back) stays the subscription's.
+		 * @param timeout the timeout, at least 1 ms
+		 * @return this builder
+		 */
+		public Builder timeout(Duration timeout) {
+			this.timeout = Validate.atLeast("timeout", timeout, Duration.ofMillis(1));
+			return this;
+		}
+
+		/**
+		 * Deliveries of this job before it is DEAD; wins over the subscription's.
+		 * @param maxAttempts the number of deliveries, at least 1
+		 * @return this builder
+		 */
+		public Builder maxAttempts(int maxAttempts) {
+			this.maxAttempts = Validate.atLeast("maxAttempts", maxAttempts, 1);
+			return this;
+		}
+
+		/**
+		 * Among READY jobs of the topic, higher priority is claimed first, FIFO within
+		 * one priority; each level counts as one minute of waiting, so a job of lower
+		 * priority is never held back by more than nine minutes (see
+		 * docs/topic-controls.md).
+		 * @param priority 0 (the default) to 9
+		 * @return this builder
+		 */
+		public Builder priority(int priority) {
+			this.priority = Validate.between("priority", priority, 0, 9);
+			return this;
+		}
+
+		/**
+		 * Builds the job.
+		 * @return the job
+		 */
 		public Job build() {
 			return new Job(this);
 		}

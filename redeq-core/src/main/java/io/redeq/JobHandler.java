@@ -14,6 +14,14 @@ package io.redeq;
 @FunctionalInterface
 public interface JobHandler<T> {
 
+	/**
+	 * Handles one delivery of a job. Returning acknowledges it; throwing fails this
+	 * attempt, and the job is retried after its backoff or becomes dead after its last
+	 * attempt.
+	 * @param payload the job's payload
+	 * @param delivery the job's id, attempt and due time
+	 * @throws Exception to fail this attempt
+	 */
 	void handle(T payload, Delivery delivery) throws Exception;
 
 }

@@ -4,14 +4,26 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Told what became of each delivered job: the seed design's onSucceed, onRetry and
- * onFailed. Called on the worker thread after the outcome is stored in Redis; a listener
- * that throws is logged and ignored. Register with
+ * Told when each delivered job starts an attempt, and what became of it: the seed
+ * design's onSucceed, onRetry and onFailed. {@link #onStart} is called on the worker
+ * thread just before the handler; the outcomes are called after the outcome is stored in
+ * Redis. A listener that throws is logged and ignored. Register with
  * {@link Redeq.Builder#lifecycleListener}; in Spring, declare beans of this type.
  *
  * @since 0.1.0
  */
 public interface JobLifecycleListener {
+
+	/**
+	 * An attempt starts: called on the worker thread just before the handler runs (and
+	 * before its payload is read), inside the handler's timeout. Keep it quick: the
+	 * handler waits for it.
+	 * @param delivery the job as it is delivered; {@link Delivery#attempt()} is the
+	 * attempt that starts, 1 for the first
+	 * @since 0.2.0
+	 */
+	default void onStart(Delivery delivery) {
+	}
 
 	/**
 	 * The handler returned and the job is gone from Redis.

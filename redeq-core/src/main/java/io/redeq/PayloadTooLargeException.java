@@ -7,6 +7,10 @@ package io.redeq;
  */
 public class PayloadTooLargeException extends RedeqException {
 
+	/**
+	 * Creates the exception.
+	 * @param message the payload size, and the limit
+	 */
 	public PayloadTooLargeException(String message) {
 		super(message);
 	}

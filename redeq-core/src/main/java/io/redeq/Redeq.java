@@ -1,7 +1,9 @@
 package io.redeq;
 
 import java.lang.reflect.Type;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -14,6 +16,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,19 +27,30 @@ import io.redeq.codec.JacksonPayloadCodec;
 import io.redeq.codec.PayloadCodec;
 import io.redeq.consumer.ConsumerContext;
 import io.redeq.consumer.ConsumerSettings;
+import io.redeq.consumer.LocalWorkSignals;
 import io.redeq.consumer.TopicConsumer;
+import io.redeq.control.RateLimit;
+import io.redeq.control.TopicPauses;
+import io.redeq.history.JobHistory;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.Validate;
 import io.redeq.metrics.MicrometerJobEvents;
 import io.redeq.metrics.SnapshotRefresher;
+import io.redeq.migrator.InstanceDescriptions;
 import io.redeq.migrator.Migrator;
+import io.redeq.observation.ProcessObservations;
+import io.redeq.observation.ScheduleObservations;
+import io.redeq.recurring.RecurringJobs;
 import io.redeq.redis.FormatUpgrade;
 import io.redeq.redis.JobQueries;
 import io.redeq.redis.KeySpace;
+import io.redeq.redis.RecurringStore;
 import io.redeq.redis.RedisConnections;
 import io.redeq.redis.RedisJobStore;
 import io.redeq.redis.Resharder;
 import io.redeq.redis.ScriptRunner;
+import io.redeq.schedule.AsyncJobScheduler;
+import io.redeq.schedule.JobRestorer;
 import io.redeq.schedule.JobScheduler;
 import io.redeq.schedule.WakeUps;
 
@@ -82,11 +96,17 @@ public final class Redeq implements AutoCloseable {
 
 	private final WakeUps wakeUps;
 
+	private final LocalWorkSignals localSignals;
+
 	private final JobScheduler client;
 
 	private final QueueAdmin admin;
 
 	private final JobEvents events;
+
+	private final ProcessObservations processObservations;
+
+	private final JobHistory history;
 
 	private final List<JobLifecycleListener> listeners;
 
@@ -101,6 +121,8 @@ public final class Redeq implements AutoCloseable {
 	private final SubscriptionRegistry subscriptions = new SubscriptionRegistry();
 
 	private final SnapshotRefresher snapshots;
+
+	private final TopicPauses pauses;
 
 	private final boolean metered;
 
@@ -123,19 +145,31 @@ public final class Redeq implements AutoCloseable {
 		this.connections = new RedisConnections(builder.client);
 		ScriptRunner scripts = new ScriptRunner(this.connections, options.commandTimeout());
 		KeySpace keys = new KeySpace(options.prefix(), options.buckets());
-		this.store = new RedisJobStore(keys, scripts);
+		this.store = new RedisJobStore(keys, scripts, options.proxyMode());
 		this.queries = new JobQueries(keys, scripts);
 		this.codec = new JacksonPayloadCodec(builder.payloadMapper);
 		MicrometerJobEvents meters = (builder.meterRegistry != null) ? new MicrometerJobEvents(builder.meterRegistry)
 				: null;
-		this.events = (meters != null) ? meters : JobEvents.NONE;
+		this.history = new JobHistory(keys, scripts, (meters != null) ? meters : JobEvents.NONE, Clock.systemUTC());
+		this.events = this.history;
 		this.listeners = List.copyOf(builder.listeners);
-		this.migrator = options.migratorEnabled() ? new Migrator(this.store, options, this.instanceId, this.events)
+		RecurringJobs recurring = new RecurringJobs(new RecurringStore(keys, scripts), this::earlierJob);
+		this.localSignals = options.proxyMode() ? LocalWorkSignals.create() : LocalWorkSignals.NONE;
+		this.pauses = new TopicPauses(this.store);
+		InstanceDescriptions description = new InstanceDescriptions(this.instanceId, Instant.now());
+		this.migrator = options.migratorEnabled() ? new Migrator(this.store, options, this.instanceId, this.events,
+				this.localSignals, recurring, description, () -> this.subscriptions.listeners(this.pauses::isPaused))
 				: null;
-		this.wakeUps = (this.migrator != null) ? this.migrator
-				: (bucket, dueAt) -> this.store.publishWake(bucket, dueAt).exceptionally((ex) -> 0L);
-		this.client = new JobScheduler(this.store, this.codec, options, this.wakeUps, this.events);
-		this.admin = new QueueAdmin(this.store, this.queries);
+		this.wakeUps = (this.migrator != null) ? this.migrator : wakeUpsWithoutMigrator(this.store, options);
+		ObservationRegistry observationRegistry = builder.observationRegistry;
+		this.processObservations = (observationRegistry != null)
+				? new ProcessObservations(observationRegistry, builder.processConvention) : ProcessObservations.OFF;
+		ScheduleObservations scheduleObservations = (observationRegistry != null)
+				? new ScheduleObservations(observationRegistry, builder.scheduleConvention) : ScheduleObservations.OFF;
+		this.client = new JobScheduler(
+				new AsyncJobScheduler(this.store, this.codec, options, this.wakeUps, this.events, scheduleObservations),
+				scripts, recurring);
+		this.admin = new QueueAdmin(this.store, this.queries, recurring, this.pauses);
 		ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, (task) -> {
 			Thread thread = new Thread(task, "redeq-timers-" + options.prefix());
 			thread.setDaemon(true);
@@ -151,11 +185,32 @@ public final class Redeq implements AutoCloseable {
 			return thread;
 		});
 		this.snapshots = new SnapshotRefresher(this.store, this.statsTimer, options.statsRefreshInterval(),
-				() -> Arrays.stream(ownedBuckets()).boxed().toList(), this::subscribedTopics);
+				() -> Arrays.stream(ownedBuckets()).boxed().toList(), this::subscribedTopics, this.pauses::refresh);
 		this.metered = meters != null;
 		if (meters != null) {
 			this.snapshots.onRefresh(meters::update);
 		}
+	}
+
+	// Declaring a recurring job wakes its bucket's migrator like scheduling a job does.
+	private void earlierJob(int bucket, long dueAtMillis) {
+		this.wakeUps.earlierJob(bucket, dueAtMillis);
+	}
+
+	/**
+	 * How an engine that migrates nothing tells the owner of a bucket about an earlier
+	 * job: on the wake-up channel, or, in proxy mode, which forbids PUBLISH, not at all
+	 * (the owner finds the job at its next sweep).
+	 * @param store the job store
+	 * @param options the engine's options
+	 * @return where the scheduler reports earlier jobs
+	 */
+	private static WakeUps wakeUpsWithoutMigrator(RedisJobStore store, RedeqOptions options) {
+		if (options.proxyMode()) {
+			return (bucket, dueAt) -> {
+			};
+		}
+		return (bucket, dueAt) -> store.publishWake(bucket, dueAt).exceptionally((ex) -> 0L);
 	}
 
 	/**
@@ -169,16 +224,20 @@ public final class Redeq implements AutoCloseable {
 	}
 
 	/**
-	 * Starts the engine, unless it runs already: records the bucket count for the prefix
-	 * (or refuses one that differs from the recorded count) and converts jobs of redeq's
-	 * first data format, then starts the migrator and, with a meter registry, the
-	 * background refresh of the {@link #snapshot() snapshot}. {@link Builder#build()}
-	 * calls it unless {@link Builder#autoStartup(boolean) autoStartup} is off; the Spring
-	 * Boot starter calls it from its lifecycle, so that no bean creation writes to Redis.
-	 * Scheduling and subscribing work before it, but only against a bucket count nothing
-	 * has checked yet.
+	 * Starts the engine, unless it runs already: refuses a prefix whose data Redis holds
+	 * in a newer format than this version's, records the bucket count for the prefix (or
+	 * refuses one that differs from the recorded count), converts jobs of redeq's first
+	 * data format and records this version's format, then starts the migrator and, with a
+	 * meter registry, the background refresh of the {@link #snapshot() snapshot}.
+	 * {@link Builder#build()} calls it unless {@link Builder#autoStartup(boolean)
+	 * autoStartup} is off; the Spring Boot starter calls it from its lifecycle, so that
+	 * no bean creation writes to Redis. Scheduling and subscribing work before it, but
+	 * only against a bucket count nothing has checked yet.
 	 * @throws BucketCountMismatchException if Redis records another bucket count for the
 	 * prefix; the engine then stays stopped
+	 * @throws RedeqException if Redis holds the prefix's data in a format newer than this
+	 * version reads (written by a newer redeq); the engine then stays stopped and has
+	 * changed nothing
 	 * @throws IllegalStateException if the engine is closed
 	 */
 	public void start() {
@@ -198,21 +257,24 @@ public final class Redeq implements AutoCloseable {
 			if (this.metered) {
 				this.snapshots.latest();
 			}
+			this.history.start(this.statsTimer);
 		}
 	}
 
 	/**
-	 * Refuses a bucket count that differs from the one recorded for the prefix. When
-	 * Redis cannot be reached yet, the engine starts anyway (an application must survive
-	 * Redis starting after it).
+	 * Refuses a newer data format, and a bucket count that differs from the one recorded
+	 * for the prefix. When Redis cannot be reached yet, the engine starts anyway (an
+	 * application must survive Redis starting after it).
 	 */
 	private void checkBucketCount() {
 		try {
+			FormatUpgrade format = new FormatUpgrade(this.store.keys(), this.store.scripts());
+			format.checkReadable();
 			int recorded = this.queries.recordOrReadBucketCount(this.options.buckets());
 			if (recorded != this.options.buckets()) {
 				throw new BucketCountMismatchException(this.options.prefix(), recorded, this.options.buckets());
 			}
-			new FormatUpgrade(this.store.keys(), this.store.scripts()).run();
+			format.run();
 		}
 		catch (RedeqUnavailableException ex) {
 			logger.warn("redeq starts without Redis ({}); scheduling fails with RedeqUnavailableException and "
@@ -220,14 +282,36 @@ public final class Redeq implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * The client that schedules, cancels and reschedules jobs.
+	 * @return the client
+	 */
 	public RedeqClient client() {
 		return this.client;
 	}
 
+	/**
+	 * Internal, no part of the contract (it may change): schedules jobs restored from
+	 * elsewhere with the attempts they already used. The starter's journal recovery sends
+	 * the jobs Redis lost through it.
+	 * @return the restorer
+	 */
+	public JobRestorer restorer() {
+		return this.client::restore;
+	}
+
+	/**
+	 * The admin operations: queue counts, dead jobs, requeue.
+	 * @return the admin
+	 */
 	public RedeqAdmin admin() {
 		return this.admin;
 	}
 
+	/**
+	 * The options this engine runs with.
+	 * @return the options
+	 */
 	public RedeqOptions options() {
 		return this.options;
 	}
@@ -270,6 +354,16 @@ public final class Redeq implements AutoCloseable {
 	}
 
 	/**
+	 * The job history all instances of this prefix share: per topic, jobs scheduled,
+	 * completed, retried and dead per minute for a day and per hour for a month. What the
+	 * dashboard draws; its types live in an internal package and may change.
+	 * @return the history
+	 */
+	public JobHistory history() {
+		return this.history;
+	}
+
+	/**
 	 * Topics with a running subscription in this engine.
 	 * @return the topic names
 	 */
@@ -289,6 +383,15 @@ public final class Redeq implements AutoCloseable {
 		return subscribe(topic, (Type) payloadType, handler, SubscriptionOptions.defaults());
 	}
 
+	/**
+	 * Consumes a topic with settings of its own; unset ones are the engine's.
+	 * @param <T> the payload type
+	 * @param topic the topic
+	 * @param payloadType the class payloads are read into
+	 * @param handler the handler each job is given to
+	 * @param options the settings of this subscription
+	 * @return the subscription, to close it
+	 */
 	public <T> Subscription subscribe(String topic, Class<T> payloadType, JobHandler<T> handler,
 			SubscriptionOptions options) {
 		return subscribe(topic, (Type) payloadType, handler, options);
@@ -307,6 +410,16 @@ public final class Redeq implements AutoCloseable {
 		return subscribe(topic, payloadType, handler, SubscriptionOptions.defaults());
 	}
 
+	/**
+	 * Consumes a topic whose payload has a generic type, with settings of its own; unset
+	 * ones are the engine's.
+	 * @param <T> the payload type
+	 * @param topic the topic
+	 * @param payloadType the type payloads are read into
+	 * @param handler the handler each job is given to
+	 * @param subscriptionOptions the settings of this subscription
+	 * @return the subscription, to close it
+	 */
 	@SuppressWarnings("unchecked")
 	public <T> Subscription subscribe(String topic, Type payloadType, JobHandler<T> handler,
 			SubscriptionOptions subscriptionOptions) {
@@ -320,11 +433,15 @@ public final class Redeq implements AutoCloseable {
 		Duration timeout = subscriptionOptions.timeout(this.options);
 		ConsumerSettings settings = new ConsumerSettings(topic, payloadType,
 				subscriptionOptions.concurrency(this.options), subscriptionOptions.maxAttempts(this.options), timeout,
-				subscriptionOptions.lease(timeout), subscriptionOptions.backoff(this.options));
-		ConsumerContext context = new ConsumerContext(this.store, this.codec, this.options, this.events, this.listeners,
-				this.wakeUps, this.timers, this.instanceId);
+				subscriptionOptions.lease(timeout), subscriptionOptions.backoff(this.options),
+				(subscriptionOptions.rateLimitPermits() != null)
+						? new RateLimit(subscriptionOptions.rateLimitPermits(), subscriptionOptions.rateLimitWindow())
+						: null);
+		ConsumerContext context = new ConsumerContext(this.options, this.store, this.codec, this.events, this.listeners,
+				this.wakeUps, this.timers, this.instanceId, this.localSignals, this.processObservations, this.pauses);
 		TopicConsumer consumer = this.subscriptions.register(topic,
 				(onClosed) -> new TopicConsumer(settings, (JobHandler<Object>) handler, context, onClosed));
+		this.pauses.watch(this.timers);
 		consumer.start();
 		return consumer;
 	}
@@ -347,7 +464,18 @@ public final class Redeq implements AutoCloseable {
 		}
 		this.timers.shutdownNow();
 		this.statsTimer.shutdownNow();
+		flushHistory();
 		this.connections.close();
+	}
+
+	/** Writes the last counts of the job history, if Redis answers. */
+	private void flushHistory() {
+		try {
+			this.history.flush();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("redeq closes without writing its last job history counts: {}", ex.getMessage());
+		}
 	}
 
 	/**
@@ -363,6 +491,12 @@ public final class Redeq implements AutoCloseable {
 		private @Nullable ObjectMapper payloadMapper;
 
 		private @Nullable MeterRegistry meterRegistry;
+
+		private @Nullable ObservationRegistry observationRegistry;
+
+		private @Nullable RedeqScheduleObservationConvention scheduleConvention;
+
+		private @Nullable RedeqProcessObservationConvention processConvention;
 
 		private @Nullable String instanceId;
 
@@ -401,6 +535,41 @@ public final class Redeq implements AutoCloseable {
 		 */
 		public Builder meterRegistry(@Nullable MeterRegistry registry) {
 			this.meterRegistry = registry;
+			return this;
+		}
+
+		/**
+		 * Turns on Micrometer Observation (off when not set): each schedule runs in an
+		 * observation (producer kind) and stores the W3C trace context a tracer
+		 * propagated with the job; each handler runs in an observation (consumer kind)
+		 * whose parent is that context. Without a tracer nothing is stored.
+		 * @param registry the registry, or {@code null} for none
+		 * @return this builder
+		 */
+		public Builder observationRegistry(@Nullable ObservationRegistry registry) {
+			this.observationRegistry = registry;
+			return this;
+		}
+
+		/**
+		 * Replaces the naming and tags of schedule observations; the default is
+		 * {@link DefaultRedeqScheduleObservationConvention}.
+		 * @param convention the convention, or {@code null} for the default
+		 * @return this builder
+		 */
+		public Builder scheduleObservationConvention(@Nullable RedeqScheduleObservationConvention convention) {
+			this.scheduleConvention = convention;
+			return this;
+		}
+
+		/**
+		 * Replaces the naming and tags of handler observations; the default is
+		 * {@link DefaultRedeqProcessObservationConvention}.
+		 * @param convention the convention, or {@code null} for the default
+		 * @return this builder
+		 */
+		public Builder processObservationConvention(@Nullable RedeqProcessObservationConvention convention) {
+			this.processConvention = convention;
 			return this;
 		}
 

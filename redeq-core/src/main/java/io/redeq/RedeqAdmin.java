@@ -1,11 +1,12 @@
 package io.redeq;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * Operates queues: exact counts per topic, and inspection, requeue and purge of dead
- * jobs.
+ * Operates queues: exact counts per topic, pages of jobs in each state with their
+ * payloads, and requeue and purge of dead jobs.
  *
  * @since 0.1.0
  */
@@ -25,6 +26,32 @@ public interface RedeqAdmin {
 	TopicStats stats(String topic);
 
 	/**
+	 * A page of a topic's jobs in one state, payloads included: DELAYED by due time,
+	 * READY earliest due first (the order consumers claim them in), IN_FLIGHT by lease
+	 * deadline, DEAD most recent first. A call reads {@code offset + limit} index entries
+	 * per bucket and {@code limit} payloads, whatever the topic's size; DELAYED and
+	 * IN_FLIGHT jobs share an index per bucket with other topics, of which a call looks
+	 * at no more than 20,000 entries per bucket.
+	 * @param topic the topic
+	 * @param state the state
+	 * @param offset how many to skip, {@code >= 0}
+	 * @param limit how many to return, between 1 and 1000; {@code offset + limit} at most
+	 * 10,000
+	 * @return the page, empty past the last job
+	 * @since 0.2.0
+	 */
+	List<JobView> jobs(String topic, JobState state, int offset, int limit);
+
+	/**
+	 * One job with its payload and, if an attempt failed, the last error.
+	 * @param topic the job's topic
+	 * @param id the job's id
+	 * @return the job, or empty if no waiting, running or dead job has that id
+	 * @since 0.2.0
+	 */
+	Optional<JobView> job(String topic, String id);
+
+	/**
 	 * A page of a topic's dead jobs, most recent first.
 	 * @param topic the topic
 	 * @param offset how many to skip, {@code >= 0}
@@ -42,6 +69,37 @@ public interface RedeqAdmin {
 	boolean requeueDead(String topic, String id);
 
 	/**
+	 * Pauses a topic on every instance: within about a second no consumer claims its
+	 * jobs; running handlers finish. Scheduling and migration go on, so its jobs wait
+	 * READY. Stored in Redis: it holds across restarts until {@link #resume(String)}.
+	 * @param topic the topic
+	 */
+	void pause(String topic);
+
+	/**
+	 * Lets every instance claim a paused topic's jobs again, within about a second.
+	 * @param topic the topic
+	 */
+	void resume(String topic);
+
+	/**
+	 * Whether a topic is paused, read from Redis.
+	 * @param topic the topic
+	 * @return {@code true} if paused
+	 */
+	boolean isPaused(String topic);
+
+	/**
+	 * Makes a DELAYED job due now: it becomes READY at once, keeping its priority, and
+	 * the topic's consumers are told.
+	 * @param topic the job's topic
+	 * @param id the job's id
+	 * @return {@code true} if the job was DELAYED and is READY now; {@code false} if no
+	 * job has that id or it was not DELAYED (already READY, running or DEAD)
+	 */
+	boolean promote(String topic, String id);
+
+	/**
 	 * Requeues every dead job of the topic.
 	 * @param topic the topic
 	 * @return the number of jobs requeued
@@ -54,5 +112,46 @@ public interface RedeqAdmin {
 	 * @return the number of jobs deleted
 	 */
 	long purgeDead(String topic);
+
+	/**
+	 * Every declared recurring job, by topic and id.
+	 * @return the recurring jobs
+	 * @since 0.2.0
+	 */
+	List<RecurringInfo> recurring();
+
+	/**
+	 * Removes a recurring job, as {@link RedeqClient#cancelRecurring(String, String)}
+	 * does.
+	 * @param topic its topic
+	 * @param id its id
+	 * @return {@code false} if no recurring job has that id
+	 * @since 0.2.0
+	 */
+	boolean cancelRecurring(String topic, String id);
+
+	/**
+	 * Every live engine of this prefix with what it said of itself at its last heartbeat
+	 * (every third of {@code redeq.migrator.lock-ttl}): host, start, version, owned
+	 * buckets, listeners. One read per live instance; an engine that stopped heartbeating
+	 * is gone within {@code lock-ttl}. Ordered by instance id.
+	 * @return the live instances
+	 * @since 0.2.0
+	 */
+	List<InstanceInfo> instances();
+
+	/**
+	 * Re-sends every job that the journal in the application's database holds as pending
+	 * and that Redis no longer has (Redis lost its data), each with its journaled due
+	 * time and the attempts it already used (its next delivery is the next attempt). A
+	 * job Redis still holds is left alone, so no job gets a second copy. Available with
+	 * the Spring Boot starter and {@code redeq.journal.enabled=true}.
+	 * @return the number of jobs re-sent
+	 * @throws IllegalStateException if no journal is configured
+	 */
+	default long recoverFromJournal() {
+		throw new IllegalStateException("redeq has no journal to recover from: "
+				+ "set redeq.journal.enabled=true with a DataSource (Spring Boot starter)");
+	}
 
 }

@@ -88,4 +88,34 @@ public interface RedeqClient {
 	 */
 	Optional<JobInfo> find(String topic, String id);
 
+	/**
+	 * Declares a recurring job: each tick creates one occurrence, an ordinary job of its
+	 * topic whose id is the recurring job's id and whose {@link Delivery#dueAt()} is the
+	 * tick. Declaring it again with the same schedule changes nothing (so doing it at
+	 * every startup is safe); with another schedule it replaces the schedule without
+	 * running a tick twice. Applied at once, also inside a transaction.
+	 * @param recurring the recurring job
+	 * @return its id (generated when it has none)
+	 * @since 0.2.0
+	 */
+	String scheduleRecurring(Recurring recurring);
+
+	/**
+	 * Removes a recurring job. An occurrence already created is an ordinary job and still
+	 * runs; {@link #cancel(String, String)} cancels it while it waits.
+	 * @param topic its topic
+	 * @param id its id
+	 * @return {@code false} if no recurring job has that id
+	 * @since 0.2.0
+	 */
+	boolean cancelRecurring(String topic, String id);
+
+	/**
+	 * The same operations without blocking the caller: each returns a
+	 * {@link java.util.concurrent.CompletableFuture}. In Spring, the client bean's view
+	 * is transaction-aware in the same way as the client.
+	 * @return the asynchronous view of this client
+	 */
+	AsyncRedeqClient async();
+
 }

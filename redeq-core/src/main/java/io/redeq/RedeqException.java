@@ -8,10 +8,19 @@ package io.redeq;
  */
 public class RedeqException extends RuntimeException {
 
+	/**
+	 * Creates the exception.
+	 * @param message the message
+	 */
 	public RedeqException(String message) {
 		super(message);
 	}
 
+	/**
+	 * Creates the exception.
+	 * @param message the message
+	 * @param cause the cause
+	 */
 	public RedeqException(String message, Throwable cause) {
 		super(message, cause);
 	}

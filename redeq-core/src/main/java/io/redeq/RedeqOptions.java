@@ -17,7 +17,8 @@ import io.redeq.internal.Validate;
  */
 public final class RedeqOptions {
 
-	// About 500 lines on purpose: the one place for all twenty settings, each with its
+	// About 500 lines on purpose: the one place for all twenty-one settings, each with
+	// its
 	// default, its accessor and its validating setter (named after its configuration key:
 	// redeq.migrator.batch-size -> batchSize).
 
@@ -77,6 +78,9 @@ public final class RedeqOptions {
 	/** Default of {@code redeq.consumer.poll-interval}. */
 	public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofSeconds(5);
 
+	/** Default of {@code redeq.redis.proxy-mode}. */
+	public static final boolean DEFAULT_PROXY_MODE = false;
+
 	/** Default of {@code redeq.shutdown-timeout}. */
 	public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(20);
 
@@ -125,6 +129,8 @@ public final class RedeqOptions {
 
 	private final Duration pollInterval;
 
+	private final boolean proxyMode;
+
 	private final Duration shutdownTimeout;
 
 	private final Duration deadLetterRetention;
@@ -152,6 +158,7 @@ public final class RedeqOptions {
 		this.backoff = builder.backoff;
 		this.blocking = builder.blocking;
 		this.pollInterval = builder.pollInterval;
+		this.proxyMode = builder.proxyMode;
 		this.shutdownTimeout = builder.shutdownTimeout;
 		this.deadLetterRetention = builder.deadLetterRetention;
 		this.commandTimeout = builder.commandTimeout;
@@ -176,82 +183,200 @@ public final class RedeqOptions {
 		return new Builder().from(this);
 	}
 
+	/**
+	 * Returns the namespace of every Redis key the engine writes; see
+	 * {@link BaseBuilder#prefix(String)}.
+	 * @return the namespace of every Redis key the engine writes
+	 */
 	public String prefix() {
 		return this.prefix;
 	}
 
+	/**
+	 * Returns the number of buckets the delay index is split into; see
+	 * {@link BaseBuilder#buckets(int)}.
+	 * @return the number of buckets the delay index is split into
+	 */
 	public int buckets() {
 		return this.buckets;
 	}
 
+	/**
+	 * Returns the most pending jobs per topic, 0 for no limit; see
+	 * {@link BaseBuilder#maxPending(long)}.
+	 * @return the most pending jobs per topic, 0 for no limit
+	 */
 	public long maxPending() {
 		return this.maxPending;
 	}
 
+	/**
+	 * Returns the largest serialized payload, in bytes; see
+	 * {@link BaseBuilder#maxPayloadSize(long)}.
+	 * @return the largest serialized payload, in bytes
+	 */
 	public long maxPayloadSize() {
 		return this.maxPayloadSize;
 	}
 
+	/**
+	 * Returns whether this instance migrates due jobs; see
+	 * {@link BaseBuilder#migratorEnabled(boolean)}.
+	 * @return whether this instance migrates due jobs
+	 */
 	public boolean migratorEnabled() {
 		return this.migratorEnabled;
 	}
 
+	/**
+	 * Returns the most jobs moved per migration call; see
+	 * {@link BaseBuilder#batchSize(int)}.
+	 * @return the most jobs moved per migration call
+	 */
 	public int batchSize() {
 		return this.batchSize;
 	}
 
+	/**
+	 * Returns the longest time a bucket goes unchecked; see
+	 * {@link BaseBuilder#sweepInterval(Duration)}.
+	 * @return the longest time a bucket goes unchecked
+	 */
 	public Duration sweepInterval() {
 		return this.sweepInterval;
 	}
 
+	/**
+	 * Returns the lease of a bucket lock; see {@link BaseBuilder#lockTtl(Duration)}.
+	 * @return the lease of a bucket lock
+	 */
 	public Duration lockTtl() {
 		return this.lockTtl;
 	}
 
+	/**
+	 * Returns the default number of handlers of one subscription that run at once; see
+	 * {@link BaseBuilder#concurrency(int)}.
+	 * @return the default number of handlers of one subscription that run at once
+	 */
 	public int concurrency() {
 		return this.concurrency;
 	}
 
+	/**
+	 * Returns the default handler timeout and lease of an in-flight job; see
+	 * {@link BaseBuilder#timeout(Duration)}.
+	 * @return the default handler timeout and lease of an in-flight job
+	 */
 	public Duration timeout() {
 		return this.timeout;
 	}
 
+	/**
+	 * Returns the default number of deliveries before a failing job is dead; see
+	 * {@link BaseBuilder#maxAttempts(int)}.
+	 * @return the default number of deliveries before a failing job is dead
+	 */
 	public int maxAttempts() {
 		return this.maxAttempts;
 	}
 
+	/**
+	 * Returns the default backoff between the attempts of a failing job; see
+	 * {@link BaseBuilder#backoff(Backoff)}.
+	 * @return the default backoff between the attempts of a failing job
+	 */
 	public Backoff backoff() {
 		return this.backoff;
 	}
 
+	/**
+	 * Returns whether idle consumers wait in Redis with BLPOP; see
+	 * {@link BaseBuilder#blocking(boolean)}.
+	 * @return whether idle consumers wait in Redis with BLPOP
+	 */
 	public boolean blocking() {
 		return this.blocking;
 	}
 
+	/**
+	 * Returns the longest wait of an idle consumer before it checks the ready queues; see
+	 * {@link BaseBuilder#pollInterval(Duration)}.
+	 * @return the longest wait of an idle consumer before it checks the ready queues
+	 */
 	public Duration pollInterval() {
 		return this.pollInterval;
 	}
 
+	/**
+	 * Whether redeq talks to Redis through a proxy that forbids pub/sub and blocking
+	 * commands ({@code redeq.redis.proxy-mode}). When on, redeq sends no SUBSCRIBE,
+	 * PUBLISH or BLPOP, whatever {@link #blocking()} says.
+	 * @return whether proxy mode is on
+	 */
+	public boolean proxyMode() {
+		return this.proxyMode;
+	}
+
+	/**
+	 * Whether idle consumers wait in Redis with BLPOP: {@link #blocking()}, unless
+	 * {@link #proxyMode()} forbids blocking commands.
+	 * @return whether consumers block in Redis
+	 */
+	public boolean blocksInRedis() {
+		return this.blocking && !this.proxyMode;
+	}
+
+	/**
+	 * Returns the time running handlers get to finish on close; see
+	 * {@link BaseBuilder#shutdownTimeout(Duration)}.
+	 * @return the time running handlers get to finish on close
+	 */
 	public Duration shutdownTimeout() {
 		return this.shutdownTimeout;
 	}
 
+	/**
+	 * Returns how long dead jobs are kept; see
+	 * {@link BaseBuilder#deadLetterRetention(Duration)}.
+	 * @return how long dead jobs are kept
+	 */
 	public Duration deadLetterRetention() {
 		return this.deadLetterRetention;
 	}
 
+	/**
+	 * Returns the time a call waits for Redis before it fails; see
+	 * {@link BaseBuilder#commandTimeout(Duration)}.
+	 * @return the time a call waits for Redis before it fails
+	 */
 	public Duration commandTimeout() {
 		return this.commandTimeout;
 	}
 
+	/**
+	 * Returns how often the background snapshot of queue counts is refreshed; see
+	 * {@link BaseBuilder#statsRefreshInterval(Duration)}.
+	 * @return how often the background snapshot of queue counts is refreshed
+	 */
 	public Duration statsRefreshInterval() {
 		return this.statsRefreshInterval;
 	}
 
+	/**
+	 * Returns the number of replicas that must acknowledge each scheduled job, 0 for
+	 * none; see {@link BaseBuilder#waitReplicas(int)}.
+	 * @return the number of replicas that must acknowledge each scheduled job, 0 for none
+	 */
 	public int waitReplicas() {
 		return this.waitReplicas;
 	}
 
+	/**
+	 * Returns the longest time schedule waits for the replicas; see
+	 * {@link BaseBuilder#waitTimeout(Duration)}.
+	 * @return the longest time schedule waits for the replicas
+	 */
 	public Duration waitTimeout() {
 		return this.waitTimeout;
 	}
@@ -272,10 +397,10 @@ public final class RedeqOptions {
 				+ ", batchSize=" + this.batchSize + ", sweepInterval=" + this.sweepInterval + ", lockTtl="
 				+ this.lockTtl + ", concurrency=" + this.concurrency + ", timeout=" + this.timeout + ", maxAttempts="
 				+ this.maxAttempts + ", backoff=" + this.backoff + ", blocking=" + this.blocking + ", pollInterval="
-				+ this.pollInterval + ", shutdownTimeout=" + this.shutdownTimeout + ", deadLetterRetention="
-				+ this.deadLetterRetention + ", commandTimeout=" + this.commandTimeout + ", statsRefreshInterval="
-				+ this.statsRefreshInterval + ", waitReplicas=" + this.waitReplicas + ", waitTimeout="
-				+ this.waitTimeout + "]";
+				+ this.pollInterval + ", proxyMode=" + this.proxyMode + ", shutdownTimeout=" + this.shutdownTimeout
+				+ ", deadLetterRetention=" + this.deadLetterRetention + ", commandTimeout=" + this.commandTimeout
+				+ ", statsRefreshInterval=" + this.statsRefreshInterval + ", waitReplicas=" + this.waitReplicas
+				+ ", waitTimeout=" + this.waitTimeout + "]";
 	}
 
 	/** Builder of {@link RedeqOptions}, starting from the defaults. */
@@ -284,6 +409,10 @@ public final class RedeqOptions {
 		private Builder() {
 		}
 
+		/**
+		 * Builds the options.
+		 * @return the options
+		 */
 		public RedeqOptions build() {
 			return buildOptions();
 		}
@@ -327,6 +456,8 @@ public final class RedeqOptions {
 		private boolean blocking = DEFAULT_BLOCKING;
 
 		private Duration pollInterval = DEFAULT_POLL_INTERVAL;
+
+		private boolean proxyMode = DEFAULT_PROXY_MODE;
 
 		private Duration shutdownTimeout = DEFAULT_SHUTDOWN_TIMEOUT;
 
@@ -478,7 +609,8 @@ public final class RedeqOptions {
 
 		/**
 		 * Whether idle consumers wait in Redis with BLPOP
-		 * ({@code redeq.consumer.blocking}); off for proxies without blocking commands.
+		 * ({@code redeq.consumer.blocking}); {@link #proxyMode(boolean) proxy mode}
+		 * overrides it.
 		 * @param blocking whether to block
 		 * @return this builder
 		 */
@@ -558,6 +690,23 @@ public final class RedeqOptions {
 		}
 
 		/**
+		 * Whether Redis is reached through a proxy (Codis, Twemproxy, some managed
+		 * services) that forbids pub/sub and blocking commands
+		 * ({@code redeq.redis.proxy-mode}). When on, redeq sends no SUBSCRIBE, PUBLISH or
+		 * blocking command (consumers never block, whatever {@link #blocking(boolean)}
+		 * says): a migrator wakes from its own timers and the sweep, so a job scheduled
+		 * by another instance earlier than its bucket's next one waits at most a sweep
+		 * interval; consumers are woken at once when their own instance migrated the
+		 * jobs, and otherwise poll.
+		 * @param proxyMode whether to avoid pub/sub and blocking commands
+		 * @return this builder
+		 */
+		public B proxyMode(boolean proxyMode) {
+			this.proxyMode = proxyMode;
+			return self();
+		}
+
+		/**
 		 * Longest wait for {@link #waitReplicas(int) replicas}
 		 * ({@code redeq.durability.wait-timeout}).
 		 * @param waitTimeout the timeout, positive
@@ -588,6 +737,7 @@ public final class RedeqOptions {
 			this.backoff = options.backoff;
 			this.blocking = options.blocking;
 			this.pollInterval = options.pollInterval;
+			this.proxyMode = options.proxyMode;
 			this.shutdownTimeout = options.shutdownTimeout;
 			this.deadLetterRetention = options.deadLetterRetention;
 			this.commandTimeout = options.commandTimeout;

@@ -9,6 +9,11 @@ package io.redeq;
  */
 public class RedeqUnavailableException extends RedeqException {
 
+	/**
+	 * Creates the exception.
+	 * @param message what could not be done
+	 * @param cause the error of the Redis client
+	 */
 	public RedeqUnavailableException(String message, Throwable cause) {
 		super(message, cause);
 	}

@@ -10,6 +10,10 @@ package io.redeq;
  */
 public interface Subscription extends AutoCloseable {
 
+	/**
+	 * The topic this subscription consumes.
+	 * @return the topic
+	 */
 	String topic();
 
 	/**

@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
+import io.redeq.control.RateLimit;
 import io.redeq.internal.Validate;
 
 /**
@@ -25,7 +26,10 @@ public final class SubscriptionOptions {
 
 	private final @Nullable Duration lease;
 
+	private final @Nullable RateLimit rateLimit;
+
 	private SubscriptionOptions(Builder builder) {
+		this.rateLimit = builder.rateLimit;
 		this.lease = builder.lease;
 		this.concurrency = builder.concurrency;
 		this.maxAttempts = builder.maxAttempts;
@@ -33,6 +37,10 @@ public final class SubscriptionOptions {
 		this.backoff = builder.backoff;
 	}
 
+	/**
+	 * A builder that sets nothing: every value is the engine's.
+	 * @return a new builder
+	 */
 	public static Builder builder() {
 		return new Builder();
 	}
@@ -45,14 +53,29 @@ public final class SubscriptionOptions {
 		return DEFAULTS;
 	}
 
+	/**
+	 * The concurrency: as set, else the engine's.
+	 * @param defaults the engine's options
+	 * @return the concurrency in effect
+	 */
 	public int concurrency(RedeqOptions defaults) {
 		return (this.concurrency != null) ? this.concurrency : defaults.concurrency();
 	}
 
+	/**
+	 * The maximum attempts: as set, else the engine's.
+	 * @param defaults the engine's options
+	 * @return the maximum attempts in effect
+	 */
 	public int maxAttempts(RedeqOptions defaults) {
 		return (this.maxAttempts != null) ? this.maxAttempts : defaults.maxAttempts();
 	}
 
+	/**
+	 * The handler timeout: as set, else the engine's.
+	 * @param defaults the engine's options
+	 * @return the timeout in effect
+	 */
 	public Duration timeout(RedeqOptions defaults) {
 		return (this.timeout != null) ? this.timeout : defaults.timeout();
 	}
@@ -66,8 +89,29 @@ public final class SubscriptionOptions {
 		return (this.lease != null && this.lease.compareTo(timeout) < 0) ? this.lease : timeout;
 	}
 
+	/**
+	 * The backoff: as set, else the engine's.
+	 * @param defaults the engine's options
+	 * @return the backoff in effect
+	 */
 	public Backoff backoff(RedeqOptions defaults) {
 		return (this.backoff != null) ? this.backoff : defaults.backoff();
+	}
+
+	/**
+	 * Job starts allowed per {@link #rateLimitWindow()} across all instances.
+	 * @return the permits, or {@code null} when the topic is not rate limited
+	 */
+	public @Nullable Integer rateLimitPermits() {
+		return (this.rateLimit != null) ? this.rateLimit.permits() : null;
+	}
+
+	/**
+	 * The sliding window of the rate limit.
+	 * @return the window, or {@code null} when the topic is not rate limited
+	 */
+	public @Nullable Duration rateLimitWindow() {
+		return (this.rateLimit != null) ? this.rateLimit.window() : null;
 	}
 
 	/** Builder of {@link SubscriptionOptions}. */
@@ -83,7 +127,22 @@ public final class SubscriptionOptions {
 
 		private @Nullable Duration lease;
 
+		private @Nullable RateLimit rateLimit;
+
 		private Builder() {
+		}
+
+		/**
+		 * At most {@code permits} job starts of the topic in any {@code window}, counted
+		 * over every instance in Redis. Jobs beyond it wait READY: no attempt is used and
+		 * nothing is logged per job.
+		 * @param permits job starts per window, 1 to 1,000,000
+		 * @param window the sliding window, 1 ms to 1 day
+		 * @return this builder
+		 */
+		public Builder rateLimit(int permits, Duration window) {
+			this.rateLimit = new RateLimit(permits, window);
+			return this;
 		}
 
 		/**
@@ -128,11 +187,20 @@ public final class SubscriptionOptions {
 			return this;
 		}
 
+		/**
+		 * Sets the backoff between the attempts of a failing job.
+		 * @param backoff the backoff
+		 * @return this builder
+		 */
 		public Builder backoff(Backoff backoff) {
 			this.backoff = backoff;
 			return this;
 		}
 
+		/**
+		 * Builds the options.
+		 * @return the options
+		 */
 		public SubscriptionOptions build() {
 			return new SubscriptionOptions(this);
 		}

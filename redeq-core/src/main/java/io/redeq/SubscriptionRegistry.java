@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 import io.redeq.consumer.TopicConsumer;
 
@@ -42,6 +43,20 @@ final class SubscriptionRegistry {
 
 	Set<String> topics() {
 		return Set.copyOf(this.byTopic.keySet());
+	}
+
+	/**
+	 * The running subscriptions as an instance describes them to the others.
+	 * @param paused whether a topic is paused
+	 * @return one listener per topic
+	 */
+	List<InstanceInfo.Listener> listeners(Predicate<String> paused) {
+		List<InstanceInfo.Listener> listeners = new ArrayList<>();
+		for (TopicConsumer consumer : this.byTopic.values()) {
+			listeners.add(
+					new InstanceInfo.Listener(consumer.topic(), consumer.concurrency(), paused.test(consumer.topic())));
+		}
+		return listeners;
 	}
 
 	/**

@@ -16,6 +16,7 @@ public record TopicStats(String topic, long delayed, long ready, long inFlight, 
 	/**
 	 * Jobs that still have to run: delayed, ready and in flight; what {@code max-pending}
 	 * limits.
+	 * @return delayed, ready and in-flight jobs together
 	 */
 	public long pending() {
 		return this.delayed + this.ready + this.inFlight;

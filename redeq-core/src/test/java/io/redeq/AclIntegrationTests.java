@@ -137,12 +137,49 @@ class AclIntegrationTests {
 			assertThat(admin.deadJobs("mail", 0, 10)).singleElement()
 				.satisfies((dead) -> assertThat(dead.lastError()).contains("poison always fails"));
 			assertThat(admin.topics()).containsExactly("mail");
+			assertThat(admin.jobs("mail", JobState.DEAD, 0, 10)).extracting(JobView::id).containsExactly("poison");
+			assertThat(admin.jobs("mail", JobState.DELAYED, 0, 10)).isEmpty();
+			assertThat(admin.job("mail", "poison")).isPresent();
+			redeq.history().flush();
+			assertThat(redeq.history().lastMinutes("mail", 5).total(io.redeq.history.HistoryKind.DEAD)).isEqualTo(1);
 			healed.set(true);
 			assertThat(admin.requeueDead("mail", "poison")).isTrue();
 			await().atMost(Duration.ofSeconds(10)).until(() -> deliveries.get("poison").get() == 3);
 			await().atMost(Duration.ofSeconds(5)).until(() -> admin.stats("mail").pending() == 0);
 			assertThat(admin.purgeDead("mail")).isZero();
 			assertThat(redeq.refreshSnapshot()).isNotNull();
+			// Instances: the heartbeat set and each instance's description (SET PX, GET,
+			// DEL).
+			await().atMost(Duration.ofSeconds(10))
+				.untilAsserted(() -> assertThat(admin.instances()).singleElement()
+					.satisfies((instance) -> assertThat(instance.listeners()).extracting(InstanceInfo.Listener::topic)
+						.containsExactly("mail")));
+
+			// Topic controls: the paused hash, the rate limiter's keys and the scripts.
+			admin.pause("mail");
+			assertThat(admin.isPaused("mail")).isTrue();
+			assertThat(redeq.refreshSnapshot().pausedTopics()).containsExactly("mail");
+			admin.resume("mail");
+			jobs.schedule(Job.builder("mail")
+				.id("later")
+				.payload("ok")
+				.delay(Duration.ofHours(1))
+				.priority(3)
+				.timeout(Duration.ofSeconds(5))
+				.maxAttempts(1)
+				.build());
+			assertThat(admin.promote("mail", "later")).isTrue();
+			redeq.subscribe("sms", String.class,
+					(payload, delivery) -> deliveries
+						.computeIfAbsent("sms-" + delivery.id(), (id) -> new AtomicInteger())
+						.incrementAndGet(),
+					SubscriptionOptions.builder().rateLimit(5, Duration.ofSeconds(1)).build());
+			for (int i = 0; i < 3; i++) {
+				jobs.schedule(Job.builder("sms").id("s-" + i).payload("hi").build());
+			}
+			await().atMost(Duration.ofSeconds(15))
+				.until(() -> deliveries.containsKey("later") && deliveries.containsKey("sms-s-0")
+						&& deliveries.containsKey("sms-s-1") && deliveries.containsKey("sms-s-2"));
 		}
 		try (StatefulRedisConnection<String, String> connection = this.admin.connect()) {
 			RedisCommands<String, String> redis = connection.sync();

@@ -2,6 +2,7 @@ package io.redeq;
 
 import java.lang.reflect.Type;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -192,6 +193,49 @@ class ConsumingIntegrationTests {
 		});
 		assertThat(this.redeq.client().find("flaky", "f-1")).get().extracting(JobInfo::state).isEqualTo(JobState.DEAD);
 		assertThat(this.redeq.admin().stats("flaky")).isEqualTo(new TopicStats("flaky", 0, 0, 0, 1));
+	}
+
+	@Test
+	void listenersAreToldOfEachAttemptBeforeItsHandlerAndOneThatThrowsChangesNothing() {
+		List<String> events = new CopyOnWriteArrayList<>();
+		this.redeq.close();
+		this.redeq = Redeq.builder(this.lettuce)
+			.backoff(new Backoff(Duration.ofMillis(50), 2.0, Duration.ofSeconds(1), 0.0))
+			.lifecycleListener(new JobLifecycleListener() {
+				@Override
+				public void onStart(Delivery delivery) {
+					throw new IllegalStateException("a broken listener");
+				}
+			})
+			.lifecycleListener(new JobLifecycleListener() {
+				@Override
+				public void onStart(Delivery delivery) {
+					events.add("start " + delivery.id() + " " + delivery.attempt());
+				}
+
+				@Override
+				public void onRetry(Delivery delivery, Throwable error, Instant nextAttemptAt) {
+					events.add("retry " + delivery.id() + " " + delivery.attempt());
+				}
+
+				@Override
+				public void onSuccess(Delivery delivery, Duration handlerDuration) {
+					events.add("success " + delivery.id() + " " + delivery.attempt());
+				}
+			})
+			.build();
+		this.redeq.subscribe("started", String.class, (payload, delivery) -> {
+			events.add("handler " + delivery.id() + " " + delivery.attempt());
+			if (delivery.attempt() == 1) {
+				throw new IllegalStateException("first attempt fails");
+			}
+		});
+
+		this.redeq.client().schedule(Job.builder("started").id("s-1").payload("x").build());
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> events.contains("success s-1 2"));
+		assertThat(events).containsExactly("start s-1 1", "handler s-1 1", "retry s-1 1", "start s-1 2",
+				"handler s-1 2", "success s-1 2");
 	}
 
 	@Test

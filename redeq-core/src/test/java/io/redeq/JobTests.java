@@ -42,4 +42,24 @@ class JobTests {
 		assertThat(delayed.delay()).isEqualTo(Duration.ofMinutes(1));
 	}
 
+	@Test
+	void perJobSettingsAreCheckedAtTheBuilderNamingTheValue() {
+		assertThatIllegalArgumentException().isThrownBy(() -> Job.builder("t").priority(10))
+			.withMessageContaining("priority")
+			.withMessageContaining("10")
+			.withMessageContaining("between 0 and 9");
+		assertThatIllegalArgumentException().isThrownBy(() -> Job.builder("t").priority(-1))
+			.withMessageContaining("-1");
+		assertThatIllegalArgumentException().isThrownBy(() -> Job.builder("t").maxAttempts(0))
+			.withMessageContaining("maxAttempts")
+			.withMessageContaining("at least 1");
+		assertThatIllegalArgumentException().isThrownBy(() -> Job.builder("t").timeout(Duration.ZERO))
+			.withMessageContaining("timeout");
+		Job job = Job.builder("t").timeout(Duration.ofSeconds(3)).maxAttempts(2).priority(7).build();
+		assertThat(job.timeout()).isEqualTo(Duration.ofSeconds(3));
+		assertThat(job.maxAttempts()).isEqualTo(2);
+		assertThat(job.priority()).isEqualTo(7);
+		assertThat(Job.builder("t").build().priority()).isZero();
+	}
+
 }

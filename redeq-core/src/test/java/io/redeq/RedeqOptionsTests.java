@@ -36,6 +36,8 @@ class RedeqOptionsTests {
 		// Not in the contract, but documented in the README.
 		assertThat(options.blocking()).isTrue();
 		assertThat(options.pollInterval()).isEqualTo(Duration.ofSeconds(5));
+		assertThat(options.proxyMode()).isFalse();
+		assertThat(options.blocksInRedis()).isTrue();
 		assertThat(options.commandTimeout()).isEqualTo(Duration.ofSeconds(10));
 		assertThat(options.statsRefreshInterval()).isEqualTo(Duration.ofSeconds(5));
 		assertThat(options.waitReplicas()).isZero();
@@ -59,6 +61,7 @@ class RedeqOptionsTests {
 			.backoff(new Backoff(Duration.ofSeconds(2), 3.0, Duration.ofMinutes(1), 0.0))
 			.blocking(false)
 			.pollInterval(Duration.ofMillis(250))
+			.proxyMode(true)
 			.shutdownTimeout(Duration.ofSeconds(4))
 			.deadLetterRetention(Duration.ofDays(1))
 			.commandTimeout(Duration.ofSeconds(3))
@@ -72,6 +75,13 @@ class RedeqOptionsTests {
 		RedeqOptions changed = original.mutate().buckets(8).build();
 		assertThat(changed.buckets()).isEqualTo(8);
 		assertThat(original.buckets()).isEqualTo(4);
+	}
+
+	@Test
+	void proxyModeForbidsBlockingWhateverBlockingSays() {
+		assertThat(RedeqOptions.builder().proxyMode(true).blocking(true).build().blocksInRedis()).isFalse();
+		assertThat(RedeqOptions.builder().proxyMode(false).blocking(false).build().blocksInRedis()).isFalse();
+		assertThat(RedeqOptions.builder().proxyMode(true).build().toString()).contains("proxyMode=true");
 	}
 
 	@Test

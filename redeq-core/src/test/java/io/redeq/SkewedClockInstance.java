@@ -39,8 +39,8 @@ public final class SkewedClockInstance {
 			long scheduledAt = System.nanoTime();
 			String id = redeq.client().schedule("skewed", "hello", Duration.ofSeconds(1));
 			long dueAt = redeq.client().find("skewed", id).orElseThrow().dueAt().toEpochMilli();
-			System.out
-				.println("SCHEDULED dueInMs=" + (dueAt - redisBefore) + " localNow=" + System.currentTimeMillis());
+			System.out.println("SCHEDULED dueInMs=" + (dueAt - redisBefore) + " localNow=" + System.currentTimeMillis()
+					+ " localInstant=" + java.time.Instant.now().toEpochMilli());
 			if (!delivered.await(20, TimeUnit.SECONDS)) {
 				System.out.println("NOT DELIVERED");
 				return;

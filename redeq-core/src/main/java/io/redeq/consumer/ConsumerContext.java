@@ -6,7 +6,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import io.redeq.JobLifecycleListener;
 import io.redeq.RedeqOptions;
 import io.redeq.codec.PayloadCodec;
+import io.redeq.control.TopicPauses;
 import io.redeq.internal.JobEvents;
+import io.redeq.observation.ProcessObservations;
 import io.redeq.redis.RedisJobStore;
 import io.redeq.schedule.WakeUps;
 
@@ -21,7 +23,12 @@ import io.redeq.schedule.WakeUps;
  * @param wakeUps where retries report earlier jobs
  * @param timers lease renewals and handler timeouts
  * @param instanceId this engine's id, the prefix of its claim tokens
+ * @param localSignals how this engine's migrator wakes its consumers in proxy mode
+ * @param observations the observation of handler runs ({@link ProcessObservations#OFF} by
+ * default)
+ * @param pauses which topics are paused, refreshed while any subscription runs
  */
-public record ConsumerContext(RedisJobStore store, PayloadCodec codec, RedeqOptions options, JobEvents events,
-		List<JobLifecycleListener> listeners, WakeUps wakeUps, ScheduledExecutorService timers, String instanceId) {
+public record ConsumerContext(RedeqOptions options, RedisJobStore store, PayloadCodec codec, JobEvents events,
+		List<JobLifecycleListener> listeners, WakeUps wakeUps, ScheduledExecutorService timers, String instanceId,
+		LocalWorkSignals localSignals, ProcessObservations observations, TopicPauses pauses) {
 }

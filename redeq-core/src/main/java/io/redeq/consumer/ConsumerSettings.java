@@ -3,7 +3,10 @@ package io.redeq.consumer;
 import java.lang.reflect.Type;
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 import io.redeq.Backoff;
+import io.redeq.control.RateLimit;
 
 /**
  * The resolved settings of one subscription.
@@ -17,7 +20,8 @@ import io.redeq.Backoff;
  * @param lease how long an in-flight job stays claimed without renewal; renewed every
  * third of it
  * @param backoff the wait between attempts
+ * @param rateLimit job starts allowed per window across all instances, or {@code null}
  */
 public record ConsumerSettings(String topic, Type payloadType, int concurrency, int maxAttempts, Duration timeout,
-		Duration lease, Backoff backoff) {
+		Duration lease, Backoff backoff, @Nullable RateLimit rateLimit) {
 }

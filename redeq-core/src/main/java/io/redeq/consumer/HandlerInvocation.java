@@ -6,6 +6,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import io.micrometer.observation.Observation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.MDC;
@@ -14,6 +15,7 @@ import io.redeq.Delivery;
 import io.redeq.JobHandler;
 import io.redeq.codec.PayloadCodec;
 import io.redeq.internal.LogOnce;
+import io.redeq.observation.ProcessObservations;
 import io.redeq.redis.ClaimedJob;
 
 /**
@@ -39,8 +41,11 @@ final class HandlerInvocation {
 
 	private final LogOnce outcomeFailures = new LogOnce(logger);
 
+	private final ProcessObservations observations;
+
 	HandlerInvocation(ConsumerSettings settings, JobHandler<Object> handler, PayloadCodec codec, JobOutcomes outcomes,
-			ScheduledExecutorService timers, Workers workers) {
+			ScheduledExecutorService timers, Workers workers, ProcessObservations observations) {
+		this.observations = observations;
 		this.settings = settings;
 		this.handler = handler;
 		this.codec = codec;
@@ -57,14 +62,20 @@ final class HandlerInvocation {
 		ClaimedJob job = runningJob.job;
 		Delivery delivery = new Delivery(job.id(), job.topic(), job.attempt(), Instant.ofEpochMilli(job.dueAt()),
 				Instant.ofEpochMilli(job.createdAt()));
-		runningJob.timeout = this.timers.schedule(() -> timedOut(runningJob, delivery),
-				this.settings.timeout().toMillis(), TimeUnit.MILLISECONDS);
+		runningJob.timeout = this.timers.schedule(() -> timedOut(runningJob, delivery), timeoutOf(job).toMillis(),
+				TimeUnit.MILLISECONDS);
 		MDC.put("redeq.topic", job.topic());
 		MDC.put("redeq.jobId", job.id());
-		try {
-			invoke(runningJob, delivery);
+		// The handler runs in the observation's scope, so what it observes (an HTTP call,
+		// a query) joins the trace that scheduled the job. Observation.NOOP when off.
+		Observation observation = this.observations.start(delivery, job.traceContext());
+		try (Observation.Scope scope = observation.openScope()) {
+			// Inside the try: whatever a listener does, the slot comes back below.
+			this.outcomes.started(delivery);
+			invoke(runningJob, delivery, observation);
 		}
 		finally {
+			observation.stop();
 			runningJob.end();
 			// The slot comes back before the completion goes to Redis: the fetcher claims
 			// the next job while this thread waits for the answer (the finished job's
@@ -78,7 +89,7 @@ final class HandlerInvocation {
 		this.outcomes.sendCompletions();
 	}
 
-	private void invoke(RunningJob runningJob, Delivery delivery) {
+	private void invoke(RunningJob runningJob, Delivery delivery, Observation observation) {
 		ClaimedJob job = runningJob.job;
 		try {
 			Object payload;
@@ -86,6 +97,7 @@ final class HandlerInvocation {
 				payload = this.codec.read(job.payload(), this.settings.payloadType());
 			}
 			catch (RuntimeException ex) {
+				observation.error(ex);
 				if (runningJob.settle()) {
 					settleSafely(() -> this.outcomes.dead(job, delivery, "payload cannot be read as "
 							+ this.settings.payloadType().getTypeName() + ": " + ex.getMessage()));
@@ -98,6 +110,7 @@ final class HandlerInvocation {
 			}
 		}
 		catch (Throwable ex) {
+			observation.error(ex);
 			if (runningJob.settle()) {
 				settleSafely(() -> this.outcomes.failed(job, delivery, ex, took(runningJob)));
 			}
@@ -115,13 +128,19 @@ final class HandlerInvocation {
 		// The slot comes back now, even if the handler ignores the interrupt and keeps
 		// its thread.
 		this.workers.finished(runningJob);
+		Duration timeout = timeoutOf(runningJob.job);
 		try {
 			this.workers.execute(() -> settleSafely(() -> this.outcomes.failed(runningJob.job, delivery,
-					new HandlerTimeoutException(this.settings.timeout()), this.settings.timeout())));
+					new HandlerTimeoutException(timeout), timeout)));
 		}
 		catch (RejectedExecutionException ex) {
 			// closing: the job stays IN_FLIGHT and is reclaimed when its lease expires
 		}
+	}
+
+	/** The job's own timeout if it set one, else the subscription's. */
+	private Duration timeoutOf(ClaimedJob job) {
+		return job.settings().timeout(this.settings.timeout());
 	}
 
 	private static Duration took(RunningJob runningJob) {

@@ -19,6 +19,7 @@ import io.redeq.schedule.WakeUps;
 /**
  * Stores what became of a delivered job (completed, retried, dead), then tells metrics,
  * the lifecycle listeners and the log. One line per failure; nothing per success at INFO.
+ * Also tells the listeners when an attempt starts.
  */
 final class JobOutcomes {
 
@@ -46,6 +47,17 @@ final class JobOutcomes {
 		this.events = events;
 		this.wakeUps = wakeUps;
 		this.acknowledgements = acknowledgements;
+	}
+
+	/**
+	 * Tells the listeners that an attempt starts, on the worker thread before the
+	 * handler. Nothing is stored: Redis already knows from the claim (metrics count it
+	 * there).
+	 */
+	void started(Delivery delivery) {
+		for (JobLifecycleListener listener : this.listeners) {
+			safely(() -> listener.onStart(delivery));
+		}
 	}
 
 	/**
@@ -83,9 +95,9 @@ final class JobOutcomes {
 
 	void failed(ClaimedJob job, Delivery delivery, Throwable error, Duration took) {
 		String reason = reason(error);
-		if (job.attempt() >= this.settings.maxAttempts()) {
-			dead(job, delivery,
-					"attempt " + job.attempt() + " of " + this.settings.maxAttempts() + " failed: " + reason);
+		int maxAttempts = job.settings().maxAttempts(this.settings.maxAttempts());
+		if (job.attempt() >= maxAttempts) {
+			dead(job, delivery, "attempt " + job.attempt() + " of " + maxAttempts + " failed: " + reason);
 			return;
 		}
 		Duration backoff = this.settings.backoff().delayAfter(job.attempt());
@@ -101,7 +113,7 @@ final class JobOutcomes {
 		}
 		Instant next = Instant.ofEpochMilli(dueAt);
 		logger.warn("Job {} failed on attempt {} of {}: {}; next attempt at {}", describe(job), job.attempt(),
-				this.settings.maxAttempts(), reason, next);
+				maxAttempts, reason, next);
 		this.events.retried(job.topic(), took);
 		for (JobLifecycleListener listener : this.listeners) {
 			safely(() -> listener.onRetry(delivery, error, next));

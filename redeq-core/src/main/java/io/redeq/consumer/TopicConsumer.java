@@ -18,6 +18,8 @@ import io.redeq.RedeqException;
 import io.redeq.RedeqOptions;
 import io.redeq.RedeqUnavailableException;
 import io.redeq.Subscription;
+import io.redeq.control.StartLimiter;
+import io.redeq.control.TopicPauses;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.LogOnce;
 import io.redeq.redis.ClaimResult;
@@ -48,6 +50,9 @@ public final class TopicConsumer implements Subscription {
 	 * job IN_FLIGHT rather than let another instance start it while it still runs.
 	 */
 	static final Duration INTERRUPTED_HANDLER_GRACE = Duration.ofSeconds(1);
+
+	/** How often a fetcher of a paused topic looks whether it was resumed. */
+	private static final Duration PAUSED_CHECK = Duration.ofMillis(100);
 
 	private static final Logger logger = LoggerFactory.getLogger(TopicConsumer.class);
 
@@ -87,6 +92,10 @@ public final class TopicConsumer implements Subscription {
 
 	private final LostClaims lostClaims;
 
+	private final TopicPauses pauses;
+
+	private final @Nullable StartLimiter limiter;
+
 	public TopicConsumer(ConsumerSettings settings, JobHandler<Object> handler, ConsumerContext context,
 			Runnable onClosed) {
 		this.settings = settings;
@@ -95,13 +104,13 @@ public final class TopicConsumer implements Subscription {
 		this.events = context.events();
 		this.timers = context.timers();
 		this.onClosed = onClosed;
-		this.signals = new WorkSignals(this.store, this.options, settings.topic());
+		this.signals = new WorkSignals(this.store, this.options, settings.topic(), context.localSignals());
 		this.workers = new Workers(settings.topic(), settings.concurrency());
 		this.acknowledgements = new Acknowledgements(this.store, settings.topic(), this.timers, this.workers::execute);
 		JobOutcomes outcomes = new JobOutcomes(this.store, settings, context.listeners(), this.events,
 				context.wakeUps(), this.acknowledgements);
-		this.invocation = new HandlerInvocation(settings, handler, context.codec(), outcomes, this.timers,
-				this.workers);
+		this.invocation = new HandlerInvocation(settings, handler, context.codec(), outcomes, this.timers, this.workers,
+				context.observations());
 		// Claim tokens are used once (a bucket remembers them for a while to recognise a
 		// claim Lettuce sends again): unique per subscription and per start, even under
 		// an
@@ -109,6 +118,9 @@ public final class TopicConsumer implements Subscription {
 		this.tokenPrefix = context.instanceId() + ":" + JobIds.next().substring(0, 8) + ":";
 		this.leases = new LeaseKeeper(this.store, settings.lease(), this.workers.running(), this.acknowledgements);
 		this.lostClaims = new LostClaims(this.store, settings.topic());
+		this.pauses = context.pauses();
+		this.limiter = (settings.rateLimit() != null)
+				? new StartLimiter(this.store, settings.topic(), settings.rateLimit()) : null;
 		this.fetcher = new Thread(this::fetchLoop, "redeq-fetch-" + settings.topic());
 		this.fetcher.setDaemon(true);
 	}
@@ -123,6 +135,11 @@ public final class TopicConsumer implements Subscription {
 		return this.settings.topic();
 	}
 
+	/** How many of its jobs run at once at most. */
+	public int concurrency() {
+		return this.settings.concurrency();
+	}
+
 	@Override
 	public boolean isRunning() {
 		return this.fetching;
@@ -134,16 +151,26 @@ public final class TopicConsumer implements Subscription {
 	private void fetchLoop() {
 		while (this.fetching) {
 			try {
+				if (this.pauses.isPaused(this.settings.topic())) {
+					awaitResume();
+					continue;
+				}
 				FreeSlots free = this.workers.takeFreeSlots();
+				long limitedForMillis;
 				try {
-					fetchInto(free);
+					limitedForMillis = fetchInto(free);
 				}
 				finally {
 					// Only the slots no job took: a claim that failed after jobs started
 					// must not hand back the slots those jobs hold.
 					free.releaseUnused();
 				}
-				if (!free.anyHandedOver() && this.fetching) {
+				if (limitedForMillis > 0) {
+					// The rate limit's window is full: its jobs wait READY, no attempt
+					// used.
+					this.signals.pause(Duration.ofMillis(limitedForMillis));
+				}
+				else if (!free.anyHandedOver() && this.fetching) {
 					this.signals.awaitWork();
 				}
 				this.fetchFailures.recovered("Consumer of topic '{}' fetches again", this.settings.topic());
@@ -163,27 +190,56 @@ public final class TopicConsumer implements Subscription {
 	}
 
 	/**
+	 * Waits while the topic is paused, checking this instance's copy of the paused topics
+	 * as often as it is refreshed; cut short by close. Signals that arrived meanwhile
+	 * were taken without a claim, so once resumed the fetcher looks at every bucket.
+	 */
+	private void awaitResume() {
+		while (this.fetching && this.pauses.isPaused(this.settings.topic())) {
+			this.signals.pause(PAUSED_CHECK);
+		}
+		this.signals.lookEverywhere();
+	}
+
+	/**
 	 * Claims jobs from the hinted buckets into the free slots and starts them; each
 	 * started job takes its slot at once, so a claim that throws later in the round
-	 * leaves the count right.
+	 * leaves the count right. A rate-limited topic asks its limiter for permits before
+	 * each claim and claims no more than granted.
+	 * @return 0, or how long to wait when the rate limit stopped the round
 	 */
-	private void fetchInto(FreeSlots free) {
+	private long fetchInto(FreeSlots free) {
 		Integer bucket;
 		if (!this.lostClaims.isEmpty()) {
 			this.lostClaims.handBack().forEach(this.signals::moreHere);
 		}
-		while (free.left() > 0 && this.fetching && (bucket = this.signals.nextBucket()) != null) {
+		while (free.left() > 0 && this.fetching && !this.pauses.isPaused(this.settings.topic())
+				&& (bucket = this.signals.nextBucket()) != null) {
 			String token = this.tokenPrefix + this.tokens.incrementAndGet();
+			int wanted = free.left();
+			StartLimiter.Grant grant = null;
+			if (this.limiter != null) {
+				grant = this.limiter.acquire(wanted, token);
+				if (grant.permits() == 0) {
+					this.signals.moreHere(bucket);
+					return grant.retryAfterMillis();
+				}
+				wanted = grant.permits();
+			}
 			ClaimResult result;
 			try {
 				result = this.store.scripts()
-					.await(this.store.claim(bucket, this.settings.topic(), free.left(),
-							this.settings.lease().toMillis(), token, this.settings.maxAttempts()),
-							"claim jobs of topic " + this.settings.topic());
+					.await(this.store.claim(bucket, this.settings.topic(), wanted, this.settings.lease().toMillis(),
+							token, this.settings.maxAttempts()), "claim jobs of topic " + this.settings.topic());
 			}
 			catch (RedeqException ex) {
+				// The permits stay used: the claim may have taken jobs before its reply
+				// was lost, and the limit must hold for those.
 				this.lostClaims.failed(bucket, token, ex);
 				throw ex;
+			}
+			if (grant != null) {
+				this.limiter.release(grant, result.jobs().size());
 			}
 			for (ClaimedJob job : result.jobs()) {
 				if (start(job, result.now())) {
@@ -194,6 +250,7 @@ public final class TopicConsumer implements Subscription {
 				this.signals.moreIn(bucket, free.left() == 0);
 			}
 		}
+		return 0;
 	}
 
 	private boolean start(ClaimedJob job, long redisNow) {

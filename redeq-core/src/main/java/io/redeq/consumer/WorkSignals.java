@@ -21,11 +21,14 @@ import io.redeq.redis.RedisJobStore;
  * <p>
  * The migrator pushes a bucket number onto the topic's signal list whenever it makes jobs
  * READY there. An idle fetcher blocks on that list (BLPOP on a connection of its own,
- * which closing cuts short); without blocking commands it polls the list instead. Signals
- * are hints: after a whole poll interval without one, the fetcher checks whether any of
- * the topic's ready lists exists (one command) and, if so, tries every bucket. A fetcher
- * that woke on a signal and found more jobs than it has slots passes the signal on, so
- * idle consumers on other instances join in.
+ * which closing cuts short); without blocking commands it polls the list instead. In
+ * proxy mode, where blocking commands are forbidden, it polls too, but the migrator of
+ * its own instance also wakes it directly ({@link LocalWorkSignals}), so jobs migrated
+ * here start at once and only jobs migrated elsewhere wait for a poll. Signals are hints:
+ * after a whole poll interval without one, the fetcher checks whether any of the topic's
+ * ready lists exists (one command) and, if so, tries every bucket. A fetcher that woke on
+ * a signal and found more jobs than it has slots passes the signal on, so idle consumers
+ * on other instances join in.
  */
 final class WorkSignals {
 
@@ -42,9 +45,12 @@ final class WorkSignals {
 
 	private final BucketHints hints = new BucketHints();
 
+	private final LocalWorkSignals local;
+
 	private final ReentrantLock lock = new ReentrantLock();
 
-	private final Condition closing = this.lock.newCondition();
+	/** Signalled on close, and when this instance's migrator made jobs READY. */
+	private final Condition wakeUp = this.lock.newCondition();
 
 	private volatile @Nullable StatefulConnection<String, String> blockingConnection;
 
@@ -54,21 +60,43 @@ final class WorkSignals {
 
 	private long lastScan = System.nanoTime();
 
-	WorkSignals(RedisJobStore store, RedeqOptions options, String topic) {
+	WorkSignals(RedisJobStore store, RedeqOptions options, String topic, LocalWorkSignals local) {
 		this.store = store;
 		this.options = options;
 		this.topic = topic;
 		this.signalKey = store.keys().signalKey(topic);
+		this.local = local;
 		this.hints.addAll(options.buckets()); // on start, look everywhere once
+		local.join(topic, this);
 	}
 
 	@Nullable Integer nextBucket() {
 		return this.hints.poll();
 	}
 
+	/** Any bucket may hold READY jobs (after a pause): try each once. */
+	void lookEverywhere() {
+		this.hints.addAll(this.options.buckets());
+	}
+
 	/** Jobs are known to be READY in a bucket: try it at the next claim. */
 	void moreHere(int bucket) {
 		this.hints.add(bucket);
+	}
+
+	/**
+	 * This instance's migrator made jobs READY in {@code bucket}: try it now, cutting a
+	 * poll's wait short. Called on the migrator's thread; never blocks on Redis.
+	 */
+	void wakeFor(int bucket) {
+		this.hints.add(bucket);
+		this.lock.lock();
+		try {
+			this.wakeUp.signalAll();
+		}
+		finally {
+			this.lock.unlock();
+		}
 	}
 
 	/**
@@ -88,14 +116,14 @@ final class WorkSignals {
 		if (!this.hints.isEmpty() || this.closed) {
 			return;
 		}
-		String bucket = this.options.blocking() ? blockForSignal() : pollForSignal();
+		String bucket = this.options.blocksInRedis() ? blockForSignal() : pollForSignal();
 		if (bucket != null) {
 			this.hints.add(Integer.parseInt(bucket));
 			this.holdsSignal = true;
 			return;
 		}
 		long pollNanos = this.options.pollInterval().toNanos();
-		if (System.nanoTime() - this.lastScan >= pollNanos || this.options.blocking()) {
+		if (System.nanoTime() - this.lastScan >= pollNanos || this.options.blocksInRedis()) {
 			this.lastScan = System.nanoTime();
 			if (!this.closed && this.store.anyReady(this.topic)) {
 				this.hints.addAll(this.options.buckets());
@@ -125,9 +153,31 @@ final class WorkSignals {
 			.await(this.store.scripts().connections().commands().lpop(this.signalKey),
 					"poll for work on " + this.topic);
 		if (signal == null) {
-			pause(NON_BLOCKING_POLL);
+			awaitLocalSignal(NON_BLOCKING_POLL);
 		}
 		return signal;
+	}
+
+	/**
+	 * Waits until this instance's migrator hints at a bucket, or {@code duration} passed,
+	 * or closing. The hints are checked under the lock that {@link #wakeFor(int)} signals
+	 * under, so a hint added just before the wait is not missed.
+	 */
+	private void awaitLocalSignal(Duration duration) {
+		long deadline = System.nanoTime() + duration.toNanos();
+		this.lock.lock();
+		try {
+			long left;
+			while (!this.closed && this.hints.isEmpty() && (left = deadline - System.nanoTime()) > 0) {
+				this.wakeUp.awaitNanos(left);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		finally {
+			this.lock.unlock();
+		}
 	}
 
 	private StatefulConnection<String, String> blockingConnection() {
@@ -146,12 +196,17 @@ final class WorkSignals {
 		return connection;
 	}
 
-	/** Waits, unless closing. */
+	/**
+	 * Waits the whole {@code duration} (a local wake-up does not shorten it), unless
+	 * closing.
+	 */
 	void pause(Duration duration) {
+		long deadline = System.nanoTime() + duration.toNanos();
 		this.lock.lock();
 		try {
-			if (!this.closed) {
-				this.closing.awaitNanos(duration.toNanos());
+			long left;
+			while (!this.closed && (left = deadline - System.nanoTime()) > 0) {
+				this.wakeUp.awaitNanos(left);
 			}
 		}
 		catch (InterruptedException ex) {
@@ -165,9 +220,10 @@ final class WorkSignals {
 	/** Cuts a blocked wait short: closing its connection ends the BLPOP at once. */
 	void close() {
 		this.closed = true;
+		this.local.leave(this.topic, this);
 		this.lock.lock();
 		try {
-			this.closing.signalAll();
+			this.wakeUp.signalAll();
 		}
 		finally {
 			this.lock.unlock();

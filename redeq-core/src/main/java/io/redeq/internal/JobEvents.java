@@ -18,7 +18,10 @@ public interface JobEvents {
 	default void cancelled(String topic) {
 	}
 
-	/** A handler started, {@code lateness} after the job was due (Redis clock). */
+	/**
+	 * A claimed job was handed to a worker; {@code lateness} is due time → claim (Redis
+	 * clock).
+	 */
 	default void started(String topic, Duration lateness) {
 	}
 

@@ -3,6 +3,7 @@ package io.redeq.metrics;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.micrometer.core.instrument.Counter;
@@ -16,11 +17,12 @@ import io.redeq.internal.JobEvents;
 /**
  * redeq's meters, all tagged with {@code topic}: counters {@code redeq.jobs.scheduled},
  * {@code completed}, {@code retried}, {@code dead}, {@code cancelled}; timers
- * {@code redeq.jobs.lateness} (due time → handler start, Redis clock) and
+ * {@code redeq.jobs.lateness} (due time → claim by a consumer, Redis clock) and
  * {@code redeq.jobs.duration}; gauge {@code redeq.jobs.pending{state}} from the
  * background snapshot; and the migrator's {@code redeq.migrator.migrated},
  * {@code redeq.migrator.reclaimed}, {@code redeq.migrator.lag} and
- * {@code redeq.migrator.buckets.owned}. Meters of a topic are created once and cached.
+ * {@code redeq.migrator.buckets.owned}; gauge {@code redeq.topic.paused} (1 while the
+ * topic is paused). Meters of a topic are created once and cached.
  */
 public final class MicrometerJobEvents implements JobEvents {
 
@@ -31,6 +33,8 @@ public final class MicrometerJobEvents implements JobEvents {
 	private final Map<String, TopicMeters> topics = new ConcurrentHashMap<>();
 
 	private final Map<String, long[]> pending = new ConcurrentHashMap<>();
+
+	private final Set<String> pausedGauges = ConcurrentHashMap.newKeySet();
 
 	private final Counter migrated;
 
@@ -68,6 +72,17 @@ public final class MicrometerJobEvents implements JobEvents {
 			values[2] = stats.inFlight();
 			values[3] = stats.dead();
 		});
+		snapshot.topics().keySet().forEach(this::registerPaused);
+		snapshot.pausedTopics().forEach(this::registerPaused);
+	}
+
+	private void registerPaused(String topic) {
+		if (this.pausedGauges.add(topic)) {
+			Gauge.builder("redeq.topic.paused", this, (self) -> self.snapshot.pausedTopics().contains(topic) ? 1 : 0)
+				.description("1 while the topic is paused on every instance (RedeqAdmin.pause), else 0")
+				.tags("topic", topic)
+				.register(this.registry);
+		}
 	}
 
 	private long[] registerPending(String topic) {
@@ -150,7 +165,7 @@ public final class MicrometerJobEvents implements JobEvents {
 			this.dead = counter(registry, "redeq.jobs.dead", "Jobs moved to DEAD", topic);
 			this.cancelled = counter(registry, "redeq.jobs.cancelled", "Jobs cancelled", topic);
 			this.lateness = Timer.builder("redeq.jobs.lateness")
-				.description("Time from a job's due time to its handler's start, on the Redis clock")
+				.description("Time from a job's due time to its claim by a consumer, on the Redis clock")
 				.tag("topic", topic)
 				.publishPercentileHistogram()
 				.register(registry);

@@ -43,6 +43,8 @@ public final class SnapshotRefresher {
 
 	private final Supplier<Set<String>> subscribedTopics;
 
+	private final Supplier<Set<String>> pausedTopics;
+
 	private final List<Consumer<RedeqSnapshot>> listeners = new CopyOnWriteArrayList<>();
 
 	private final AtomicBoolean started = new AtomicBoolean();
@@ -52,7 +54,9 @@ public final class SnapshotRefresher {
 	private volatile RedeqSnapshot latest = RedeqSnapshot.empty();
 
 	public SnapshotRefresher(RedisJobStore store, ScheduledExecutorService timers, Duration interval,
-			Supplier<List<Integer>> ownedBuckets, Supplier<Set<String>> subscribedTopics) {
+			Supplier<List<Integer>> ownedBuckets, Supplier<Set<String>> subscribedTopics,
+			Supplier<Set<String>> pausedTopics) {
+		this.pausedTopics = pausedTopics;
 		this.store = store;
 		this.timers = timers;
 		this.interval = interval;
@@ -89,7 +93,7 @@ public final class SnapshotRefresher {
 			RedeqSnapshot previous = this.latest;
 			this.latest = new RedeqSnapshot(Instant.now(), false, ex.getMessage(), previous.topics(),
 					previous.migrationLag(), previous.oldestReadyWait(), this.ownedBuckets.get(),
-					this.subscribedTopics.get());
+					this.subscribedTopics.get(), previous.pausedTopics());
 		}
 		for (Consumer<RedeqSnapshot> listener : this.listeners) {
 			try {
@@ -126,7 +130,7 @@ public final class SnapshotRefresher {
 		Map<String, TopicStats> topics = new TreeMap<>();
 		counts.forEach((topic, c) -> topics.put(topic, new TopicStats(topic, c[0], c[1], c[2], c[3])));
 		return new RedeqSnapshot(Instant.now(), true, null, Map.copyOf(topics), Duration.ofMillis(lag),
-				Map.copyOf(oldestReady), this.ownedBuckets.get(), this.subscribedTopics.get());
+				Map.copyOf(oldestReady), this.ownedBuckets.get(), this.subscribedTopics.get(), this.pausedTopics.get());
 	}
 
 }

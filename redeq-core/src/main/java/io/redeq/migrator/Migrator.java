@@ -1,14 +1,19 @@
 package io.redeq.migrator;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.redeq.InstanceInfo;
 import io.redeq.RedeqOptions;
+import io.redeq.consumer.LocalWorkSignals;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.LogOnce;
+import io.redeq.recurring.RecurringJobs;
 import io.redeq.redis.BucketPeek;
 import io.redeq.redis.MigrateResult;
 import io.redeq.redis.RedisJobStore;
@@ -29,10 +34,12 @@ import io.redeq.schedule.WakeUps;
  * Timing: a bucket is migrated until less than a batch is due, then left until its next
  * due job, measured from the Redis time the script returned (so the local clock plays no
  * part). It is woken early when this instance schedules an earlier job, or when another
- * instance says so on the {@link WakeChannel}. Both are hints: every sweep interval a
- * sweep looks at the head of each owned bucket (one script on a standalone Redis), renews
- * the locks, and migrates where anything is due, a lease expired or a dead job outlived
- * its retention; that alone keeps everything correct.
+ * instance says so on the {@link WakeChannel} (not in proxy mode, which forbids pub/sub:
+ * there a job another instance schedules earlier than its bucket's next one waits for the
+ * sweep). Both are hints: every sweep interval a sweep looks at the head of each owned
+ * bucket (one script on a standalone Redis), renews the locks, and migrates where
+ * anything is due, a lease expired or a dead job outlived its retention; that alone keeps
+ * everything correct.
  */
 public final class Migrator implements WakeUps, AutoCloseable {
 
@@ -53,20 +60,45 @@ public final class Migrator implements WakeUps, AutoCloseable {
 
 	private final WakeChannel wakeChannel;
 
+	private final LocalWorkSignals localSignals;
+
 	private final Thread thread;
 
 	private final LogOnce failures = new LogOnce(logger);
 
+	private final RecurringJobs recurring;
+
+	private final InstanceDescriptions description;
+
+	private final Supplier<List<InstanceInfo.Listener>> listeners;
+
 	private volatile boolean running = true;
 
-	public Migrator(RedisJobStore store, RedeqOptions options, String instanceId, JobEvents events) {
+	/**
+	 * A migrator that has not started.
+	 * @param store the job store
+	 * @param options the engine's options
+	 * @param instanceId this engine's id, the owner of its bucket locks
+	 * @param events metrics
+	 * @param localSignals this engine's consumers, woken directly in proxy mode
+	 * @param recurring the recurring jobs whose plans this migrator refills
+	 * @param description what this instance publishes of itself with each heartbeat
+	 * @param listeners this instance's running subscriptions, for its description
+	 */
+	public Migrator(RedisJobStore store, RedeqOptions options, String instanceId, JobEvents events,
+			LocalWorkSignals localSignals, RecurringJobs recurring, InstanceDescriptions description,
+			Supplier<List<InstanceInfo.Listener>> listeners) {
+		this.description = description;
+		this.listeners = listeners;
 		this.store = store;
+		this.recurring = recurring;
 		this.options = options;
 		this.instanceId = instanceId;
 		this.events = events;
 		this.ownership = new BucketOwnership(options.buckets(), Math.floorMod(instanceId.hashCode(), options.buckets()),
 				options.lockTtl(), options.sweepInterval(), System::nanoTime);
-		this.wakeChannel = new WakeChannel(store, options.buckets(), this.ownership::wakeNow);
+		this.wakeChannel = new WakeChannel(store, options.buckets(), this.ownership::wakeNow, options.proxyMode());
+		this.localSignals = localSignals;
 		this.thread = new Thread(this::run, "redeq-migrator-" + options.prefix());
 		this.thread.setDaemon(true);
 	}
@@ -119,7 +151,11 @@ public final class Migrator implements WakeUps, AutoCloseable {
 	private void maintainOwnership() {
 		this.wakeChannel.subscribe();
 		long live = this.store.heartbeat(this.instanceId, this.options.lockTtl().toMillis(), false);
-		int share = this.ownership.fairShare(live);
+		takeFairShare(this.ownership.fairShare(live));
+		publishDescription();
+	}
+
+	private void takeFairShare(int share) {
 		for (int bucket : this.ownership.beyond(share)) {
 			release(bucket);
 		}
@@ -134,6 +170,19 @@ public final class Migrator implements WakeUps, AutoCloseable {
 				logger.debug("Instance {} now migrates bucket {}", this.instanceId, bucket);
 			}
 		}
+	}
+
+	/**
+	 * Tells the other instances (and the dashboard) who this instance is and what it
+	 * does, with the heartbeat's ttl, so a dead instance's description expires with its
+	 * heartbeat. Not awaited: a lost write only lets the last one expire early.
+	 */
+	private void publishDescription() {
+		String text = this.description.describe(this.ownership.owned(), this.listeners.get());
+		this.store.describeInstance(this.instanceId, text, this.options.lockTtl().toMillis()).exceptionally((ex) -> {
+			logger.debug("Could not publish the description of instance {}: {}", this.instanceId, ex.getMessage());
+			return null;
+		});
 	}
 
 	/**
@@ -179,9 +228,20 @@ public final class Migrator implements WakeUps, AutoCloseable {
 	}
 
 	private void migrated(int bucket, MigrateResult result) {
-		result.readyByTopic().forEach((topic, count) -> this.store.signal(topic, bucket).exceptionally((ex) -> null));
+		result.readyByTopic().forEach((topic, count) -> {
+			this.store.signal(topic, bucket).exceptionally((ex) -> null);
+			this.localSignals.ready(topic, bucket);
+		});
 		if (result.migrated() + result.reclaimed() > 0) {
 			this.events.migrated(bucket, result.migrated(), result.reclaimed());
+		}
+		long next = result.nextDue();
+		if (!result.recurringToRefill().isEmpty()) {
+			// Cron ticks planned off the hot path; a trigger whose plan was empty moves.
+			long moved = this.recurring.refill(bucket, result.recurringToRefill(), result.now());
+			if (moved > 0 && (next < 0 || moved < next)) {
+				next = moved;
+			}
 		}
 		if (!result.lockHeld()) {
 			lose(bucket);
@@ -189,8 +249,8 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		else if (result.mayHaveMore(this.options.batchSize())) {
 			this.ownership.wakeIn(bucket, 0);
 		}
-		else if (result.nextDue() >= 0) {
-			this.ownership.wakeIn(bucket, Math.max(0, result.nextDue() - result.now()));
+		else if (next >= 0) {
+			this.ownership.wakeIn(bucket, Math.max(0, next - result.now()));
 		}
 		else {
 			this.ownership.idle(bucket);
@@ -242,6 +302,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 				release(bucket);
 			}
 			this.store.heartbeat(this.instanceId, this.options.lockTtl().toMillis(), true);
+			this.store.forgetInstance(this.instanceId);
 		}
 		catch (RuntimeException ex) {
 			logger.info("Could not release bucket locks on close ({}); other instances take them over within {}",

@@ -14,7 +14,8 @@ import io.redeq.redis.RedisJobStore;
  * The pub/sub channel on which instances tell a bucket's owner that the bucket got a job
  * earlier than any it had. A hint only: a lost or malformed message delays that job until
  * its owner's next sweep, never loses it; so a failure to publish is logged at debug
- * level and forgotten.
+ * level and forgotten. In proxy mode, where pub/sub is forbidden, the channel is silent:
+ * it neither publishes nor subscribes, and owners rely on their timers and sweeps.
  */
 final class WakeChannel implements AutoCloseable {
 
@@ -26,21 +27,28 @@ final class WakeChannel implements AutoCloseable {
 
 	private final IntConsumer wake;
 
+	private final boolean silent;
+
 	private volatile @Nullable StatefulRedisPubSubConnection<String, String> connection;
 
 	/**
 	 * Subscribes nothing yet.
 	 * @param wake called with the bucket of every well-formed message, on a Lettuce
 	 * thread, so it must not block
+	 * @param silent whether to send nothing (proxy mode)
 	 */
-	WakeChannel(RedisJobStore store, int buckets, IntConsumer wake) {
+	WakeChannel(RedisJobStore store, int buckets, IntConsumer wake, boolean silent) {
 		this.store = store;
 		this.buckets = buckets;
 		this.wake = wake;
+		this.silent = silent;
 	}
 
 	/** Asks the owner of {@code bucket}, whoever it is, to migrate it now. */
 	void publish(int bucket, long dueAtMillis) {
+		if (this.silent) {
+			return;
+		}
 		this.store.publishWake(bucket, dueAtMillis).exceptionally((ex) -> {
 			logger.debug("Could not publish a wake-up for bucket {}; its owner finds the job at its next sweep", bucket,
 					ex);
@@ -54,7 +62,7 @@ final class WakeChannel implements AutoCloseable {
 	 * @throws io.redeq.RedeqUnavailableException if Redis does not confirm in time
 	 */
 	void subscribe() {
-		if (this.connection != null) {
+		if (this.silent || this.connection != null) {
 			return;
 		}
 		StatefulRedisPubSubConnection<String, String> connection = this.store.scripts().connections().connectPubSub();

@@ -3,6 +3,8 @@ package io.redeq.redis;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The jobs one claim took, with the Redis time it ran at and how many READY jobs of the
  * topic its bucket still holds.
@@ -14,12 +16,13 @@ import java.util.List;
 public record ClaimResult(long now, long remaining, List<ClaimedJob> jobs) {
 
 	/** Values claim.lua returns per claimed job. */
-	private static final int VALUES_PER_JOB = 5;
+	private static final int VALUES_PER_JOB = 7;
 
 	/**
 	 * Parses claim.lua's reply to a claim of {@code topic} in {@code bucket} under
-	 * {@code token}: now, READY jobs left in this bucket, then per claimed job 5 values:
-	 * jobKey, attempt, created ms, due ms, payload.
+	 * {@code token}: now, READY jobs left in this bucket, then per claimed job 6 values:
+	 * jobKey, attempt, created ms, due ms, payload, the job's own settings, stored trace
+	 * context ('' none).
 	 */
 	static ClaimResult fromReply(List<Object> reply, int bucket, String topic, String token) {
 		List<ClaimedJob> jobs = new ArrayList<>();
@@ -27,9 +30,15 @@ public record ClaimResult(long now, long remaining, List<ClaimedJob> jobs) {
 			String jobKey = ScriptReply.text(reply.get(i));
 			jobs.add(new ClaimedJob(bucket, jobKey, topic, jobKey.substring(topic.length() + 1),
 					(int) ScriptReply.number(reply.get(i + 1)), ScriptReply.number(reply.get(i + 2)),
-					ScriptReply.number(reply.get(i + 3)), ScriptReply.text(reply.get(i + 4)), token));
+					ScriptReply.number(reply.get(i + 3)), ScriptReply.text(reply.get(i + 4)), token,
+					JobSettings.decode(ScriptReply.text(reply.get(i + 5))),
+					traceContextOf(ScriptReply.text(reply.get(i + 6)))));
 		}
 		return new ClaimResult(ScriptReply.number(reply.get(0)), ScriptReply.number(reply.get(1)), jobs);
+	}
+
+	private static @Nullable String traceContextOf(String stored) {
+		return stored.isEmpty() ? null : stored;
 	}
 
 }

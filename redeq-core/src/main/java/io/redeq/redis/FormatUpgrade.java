@@ -10,8 +10,11 @@ import io.lettuce.core.MapScanCursor;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import io.redeq.RedeqException;
 
 /**
  * Converts jobs written in redeq's first data format (one record per job holding its
@@ -25,12 +28,21 @@ import org.slf4j.LoggerFactory;
  * the state it had. Interrupted, it simply runs again at the next start. Instances of the
  * first format should be stopped first: jobs they write later are converted at the next
  * start of an upgraded instance, not before.
+ *
+ * <p>
+ * The format is recorded in the prefix's meta hash. An instance that finds a newer format
+ * there (Redis was written by a newer redeq) refuses to start and changes nothing: it
+ * cannot read those jobs, and writing its own format would strand them. Downgrading is
+ * only possible to a version that reads the recorded format.
  */
 public final class FormatUpgrade {
 
 	private static final Logger logger = LoggerFactory.getLogger(FormatUpgrade.class);
 
 	private static final int CHUNK = 200;
+
+	/** The data format this version reads and writes. */
+	public static final int FORMAT = 2;
 
 	private final KeySpace keys;
 
@@ -41,9 +53,14 @@ public final class FormatUpgrade {
 		this.scripts = scripts;
 	}
 
-	/** Converts every format-1 job of the prefix; returns how many. */
+	/**
+	 * Converts every format-1 job of the prefix and records format {@value #FORMAT};
+	 * returns how many jobs it converted.
+	 * @throws RedeqException if Redis records a newer format; nothing is changed then
+	 */
 	public long run() {
 		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
+		checkReadable();
 		List<CompletionStage<Long>> checks = new ArrayList<>();
 		for (int b = 0; b < this.keys.buckets(); b++) {
 			checks.add(commands.exists(this.keys.formatOneCountsKey(b)));
@@ -57,8 +74,45 @@ public final class FormatUpgrade {
 		if (converted > 0) {
 			logger.info("Converted {} jobs of prefix '{}' to redeq's data format 2", converted, this.keys.prefix());
 		}
-		this.scripts.await(commands.hset(this.keys.metaKey(), "format", "2"), "record the data format");
+		Long recorded = this.scripts.run(Scripts.RECORD_FORMAT, new String[] { this.keys.metaKey() },
+				Integer.toString(FORMAT));
+		refuseNewerFormat(Long.toString(recorded));
 		return converted;
+	}
+
+	/**
+	 * Refuses a prefix whose recorded data format is newer than this version's, before
+	 * anything is written to it.
+	 * @throws RedeqException naming both formats if it is
+	 */
+	public void checkReadable() {
+		refuseNewerFormat(this.scripts.await(this.scripts.connections().commands().hget(this.keys.metaKey(), "format"),
+				"read the data format"));
+	}
+
+	/**
+	 * Throws if {@code recorded} is a format newer than this version's: a newer redeq
+	 * wrote this prefix, and this one would misread or strand its jobs.
+	 */
+	private void refuseNewerFormat(@Nullable String recorded) {
+		if (recorded == null) {
+			return;
+		}
+		long format;
+		try {
+			format = Long.parseLong(recorded.trim());
+		}
+		catch (NumberFormatException ex) {
+			throw new RedeqException("redeq prefix '" + this.keys.prefix() + "' records data format '" + recorded
+					+ "' in " + this.keys.metaKey() + ", which this version of redeq cannot read (it reads format "
+					+ FORMAT + ")");
+		}
+		if (format > FORMAT) {
+			throw new RedeqException("redeq prefix '" + this.keys.prefix() + "' holds data format " + format
+					+ " in Redis, written by a newer version of redeq; this version reads and writes format " + FORMAT
+					+ " and does not start, to leave those jobs untouched. Run the redeq version the other "
+					+ "instances run (a downgrade is possible only to a version that reads format " + format + ").");
+		}
 	}
 
 	private long convertBucket(int bucket) {

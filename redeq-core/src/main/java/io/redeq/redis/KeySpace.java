@@ -116,6 +116,15 @@ public final class KeySpace {
 		return this.tags[bucket] + ":requests";
 	}
 
+	/**
+	 * Recurring jobs whose occurrences fall in a bucket: a hash of definitions and their
+	 * tick plans (see {@code lib/recurring.lua}); migrate and the recurring scripts
+	 * declare it after the topic keys.
+	 */
+	String recurringKey(int bucket) {
+		return this.tags[bucket] + ":recurring";
+	}
+
 	/** DEAD jobs of a topic in a bucket: a zset by the time they died. */
 	String deadKey(int bucket, String topic) {
 		return this.tags[bucket] + ":dead:" + topic;
@@ -197,9 +206,38 @@ public final class KeySpace {
 		return this.prefix + ":meta";
 	}
 
+	/**
+	 * Paused topics: a hash of topic to the time it was paused, read by every consumer
+	 * (see {@code TopicPauses}).
+	 */
+	public String pausedKey() {
+		return this.prefix + ":paused";
+	}
+
+	/**
+	 * A topic's rate limiter: the log of grants (a zset) and the permits they hold (a
+	 * string), under a hash tag of their own, so both are in one slot.
+	 * @param topic the topic
+	 * @return the grants key and the used key
+	 */
+	public String[] rateLimitKeys(String topic) {
+		String tag = "{" + this.prefix + ":rate:" + topic + "}";
+		return new String[] { tag + ":grants", tag + ":used" };
+	}
+
 	/** Live instances, for spreading bucket ownership. */
 	public String instancesKey() {
 		return this.prefix + ":instances";
+	}
+
+	/**
+	 * What a live instance says of itself (see {@code InstanceDescriptions}); written by
+	 * that instance only, with the heartbeat's ttl.
+	 * @param instanceId the instance
+	 * @return the key of its description
+	 */
+	public String instanceKey(String instanceId) {
+		return this.prefix + ":instance:" + instanceId;
 	}
 
 	/** Pub/sub channel on which schedulers tell migrators a bucket has an earlier job. */
@@ -210,6 +248,17 @@ public final class KeySpace {
 	/** List of bucket numbers that got READY jobs of a topic; consumers block on it. */
 	public String signalKey(String topic) {
 		return this.prefix + ":signal:" + topic;
+	}
+
+	/**
+	 * A topic's history counts of one kind: per minute ({@code m}) in a hash per hour
+	 * whose fields are the minutes of the hour, or per hour ({@code h}) in a hash per day
+	 * whose fields are the hours of the day; {@code period} is the hour or day since the
+	 * epoch. Small hashes on purpose: Redis keeps a hash of up to 128 fields in its
+	 * compact encoding.
+	 */
+	public String historyKey(String topic, String kind, char resolution, long period) {
+		return this.prefix + ":history:" + topic + ":" + kind + ":" + resolution + ":" + period;
 	}
 
 	public static String jobKey(String topic, String id) {

@@ -31,8 +31,8 @@ record LuaScript(String name, String source, String sha, ScriptOutputType output
 	 * The helpers beyond the prelude, one file each under {@code lib/}, in an order where
 	 * each may call only those before it.
 	 */
-	private static final List<String> LIBRARIES = List.of("attempts", "counts", "layout", "state", "bury", "removal",
-			"undeclared", "requests");
+	private static final List<String> LIBRARIES = List.of("settings", "attempts", "counts", "layout", "state", "bury",
+			"removal", "undeclared", "requests", "recurring");
 
 	private static final Pattern DEFINED_FUNCTION = Pattern.compile("^local function (\\w+)\\(", Pattern.MULTILINE);
 

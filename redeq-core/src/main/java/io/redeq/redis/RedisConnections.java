@@ -50,6 +50,14 @@ public final class RedisConnections implements AutoCloseable {
 		return this.client.getResources().timer();
 	}
 
+	/**
+	 * Whether the shared connection is open, so that {@link #commands()} returns at once
+	 * instead of connecting on the caller's thread.
+	 */
+	public boolean isSharedOpen() {
+		return this.shared != null;
+	}
+
 	public boolean isCluster() {
 		return this.client instanceof RedisClusterClient;
 	}

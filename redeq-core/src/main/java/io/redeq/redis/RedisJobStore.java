@@ -20,7 +20,7 @@ import io.redeq.RedeqException;
 
 // Over 300 lines: it is the one door, with a method per script (about twenty), each now
 // "send, then let the result record parse the reply". The sending helpers that declare
-// each bucket's known topics (runOn, runRemembered, runWithAllTopics) could be a class of
+// each bucket's known topics (runOn, runRemembered, runMigrateWithAllTopics) could be a class of
 // their own; they stay here while the hot path they sit on is being measured.
 /**
  * The one door to job state in Redis: a method per state change, each one Lua script on
@@ -47,9 +47,28 @@ public final class RedisJobStore {
 	 */
 	private final Map<Integer, Set<String>> topicsByBucket = new ConcurrentHashMap<>();
 
+	/**
+	 * Whether Redis is reached through a proxy (proxy mode) that, like a cluster, may
+	 * keep two buckets on two servers although the client sees one: then no script and no
+	 * command names keys of two buckets, as on a cluster.
+	 */
+	private final boolean behindProxy;
+
 	public RedisJobStore(KeySpace keys, ScriptRunner scripts) {
+		this(keys, scripts, false);
+	}
+
+	/**
+	 * A store that, when {@code behindProxy}, sends every command to the keys of one
+	 * bucket only, as on a cluster, although its client is a standalone one.
+	 * @param keys the key space
+	 * @param scripts the script runner
+	 * @param behindProxy whether a proxy may shard the buckets over several servers
+	 */
+	public RedisJobStore(KeySpace keys, ScriptRunner scripts, boolean behindProxy) {
 		this.keys = keys;
 		this.scripts = scripts;
+		this.behindProxy = behindProxy;
 	}
 
 	public KeySpace keys() {
@@ -70,6 +89,21 @@ public final class RedisJobStore {
 		System.arraycopy(rest, 0, args, 1, rest.length);
 		remember(bucket, topics);
 		return this.scripts.runAsync(script, this.keys.jobScriptKeys(bucket, topics), args);
+	}
+
+	/**
+	 * Runs migrate: the keys of {@link #runOn}, then the bucket's recurring hash, whose
+	 * due triggers it turns into occurrences.
+	 */
+	private <T> CompletableFuture<T> runMigrate(int bucket, Collection<String> topics, String... rest) {
+		String[] args = new String[rest.length + 1];
+		args[0] = String.join(",", topics);
+		System.arraycopy(rest, 0, args, 1, rest.length);
+		remember(bucket, topics);
+		String[] topicKeys = this.keys.jobScriptKeys(bucket, topics);
+		String[] keys = Arrays.copyOf(topicKeys, topicKeys.length + 1);
+		keys[topicKeys.length] = this.keys.recurringKey(bucket);
+		return this.scripts.runAsync(Scripts.MIGRATE, keys, args);
 	}
 
 	private <T> CompletableFuture<T> runOn(LuaScript script, int bucket, String topic, String... rest) {
@@ -108,13 +142,14 @@ public final class RedisJobStore {
 	}
 
 	/**
-	 * Runs a script that may meet jobs of topics not declared yet: when it answers
+	 * Runs migrate, which may meet jobs of topics not declared yet: when it answers
 	 * {@code topics, t1, t2, ...} (having written nothing), it is sent again with them.
 	 */
-	private List<Object> runWithAllTopics(LuaScript script, int bucket, String... rest) {
+	private List<Object> runMigrateWithAllTopics(int bucket, String... rest) {
+		LuaScript script = Scripts.MIGRATE;
 		for (int round = 0; round < MAX_TOPIC_ROUNDS; round++) {
 			Set<String> topics = knownTopics(bucket);
-			List<Object> reply = this.scripts.await(runOn(script, bucket, topics, rest), script.toString());
+			List<Object> reply = this.scripts.await(runMigrate(bucket, topics, rest), script.toString());
 			if (!ScriptReply.asksForTopics(reply)) {
 				return reply;
 			}
@@ -143,7 +178,7 @@ public final class RedisJobStore {
 	public CompletionStage<List<ScheduleOutcome>> schedule(int bucket, long capacityPerBucket,
 			List<ScheduleRequest> requests) {
 		Set<String> topics = new LinkedHashSet<>();
-		String[] args = new String[3 + requests.size() * 5];
+		String[] args = new String[3 + requests.size() * 8];
 		args[0] = Long.toString(capacityPerBucket);
 		args[1] = Integer.toString(requests.size());
 		args[2] = Integer.toString(this.keys.buckets());
@@ -155,6 +190,9 @@ public final class RedisJobStore {
 			args[i++] = request.absolute() ? "at" : "in";
 			args[i++] = Long.toString(request.millis());
 			args[i++] = request.policyCode();
+			args[i++] = request.settings().encode();
+			args[i++] = (request.traceContext() != null) ? request.traceContext() : "";
+			args[i++] = (request.attemptsUsed() > 0) ? Integer.toString(request.attemptsUsed()) : "";
 		}
 		CompletionStage<List<Object>> reply = runOn(Scripts.SCHEDULE, bucket, topics, args);
 		return reply.thenApply(ScheduleOutcome::fromScheduleReply);
@@ -164,25 +202,26 @@ public final class RedisJobStore {
 	 * Cancels a waiting job. {@code requestId} is unique to this call: a second run of
 	 * the same command (Lettuce's, after a reconnect) answers as the first did.
 	 */
-	public boolean cancel(int bucket, String jobKey, String requestId) {
-		Long cancelled = this.scripts.await(
-				runRemembered(Scripts.CANCEL, bucket, KeySpace.topicOf(jobKey), jobKey, requestId), "cancel " + jobKey);
-		return cancelled == 1;
+	public CompletableFuture<Boolean> cancel(int bucket, String jobKey, String requestId) {
+		CompletableFuture<Long> reply = runRemembered(Scripts.CANCEL, bucket, KeySpace.topicOf(jobKey), jobKey,
+				requestId);
+		return reply.thenApply((cancelled) -> cancelled == 1);
 	}
 
 	/**
-	 * Moves a waiting job's due time; returns the new due time, or empty if it could not.
+	 * Moves a waiting job's due time; completes with the new due time, or empty if it
+	 * could not.
 	 */
-	public Optional<ScheduleOutcome> reschedule(int bucket, String jobKey, boolean absolute, long millis) {
-		List<Object> reply = this.scripts.await(runOn(Scripts.RESCHEDULE, bucket, KeySpace.topicOf(jobKey), jobKey,
-				absolute ? "at" : "in", Long.toString(millis)), "reschedule " + jobKey);
-		return ScheduleOutcome.fromMoveReply("rescheduled", reply);
+	public CompletableFuture<Optional<ScheduleOutcome>> reschedule(int bucket, String jobKey, boolean absolute,
+			long millis) {
+		CompletableFuture<List<Object>> reply = runOn(Scripts.RESCHEDULE, bucket, KeySpace.topicOf(jobKey), jobKey,
+				absolute ? "at" : "in", Long.toString(millis));
+		return reply.thenApply((values) -> ScheduleOutcome.fromMoveReply("rescheduled", values));
 	}
 
-	public Optional<StoredJob> find(int bucket, String jobKey) {
-		List<Object> reply = this.scripts.await(runOn(Scripts.FIND, bucket, KeySpace.topicOf(jobKey), jobKey),
-				"find " + jobKey);
-		return StoredJob.fromReply(jobKey, reply);
+	public CompletableFuture<Optional<StoredJob>> find(int bucket, String jobKey) {
+		CompletableFuture<List<Object>> reply = runOn(Scripts.FIND, bucket, KeySpace.topicOf(jobKey), jobKey);
+		return reply.thenApply((values) -> StoredJob.fromReply(jobKey, values));
 	}
 
 	// ---- migrator
@@ -206,8 +245,8 @@ public final class RedisJobStore {
 	 */
 	public MigrateResult migrate(int bucket, int batchSize, boolean sweep, String lockOwner, long lockTtlMillis,
 			long deadRetentionMillis) {
-		return MigrateResult.fromReply(runWithAllTopics(Scripts.MIGRATE, bucket, strings(batchSize,
-				sweep ? lockOwner : "", lockTtlMillis, sweep ? deadRetentionMillis : 0, sweep ? 1 : 0)));
+		return MigrateResult.fromReply(runMigrateWithAllTopics(bucket, strings(batchSize, sweep ? lockOwner : "",
+				lockTtlMillis, sweep ? deadRetentionMillis : 0, sweep ? 1 : 0)));
 	}
 
 	/**
@@ -220,14 +259,14 @@ public final class RedisJobStore {
 		String[] args = strings(batchSize, "", 0, 0, 0);
 		List<CompletableFuture<List<Object>>> replies = new ArrayList<>(buckets.length);
 		for (int bucket : buckets) {
-			replies.add(runOn(Scripts.MIGRATE, bucket, knownTopics(bucket), args));
+			replies.add(runMigrate(bucket, knownTopics(bucket), args));
 		}
 		// Each bucket's result is handed on as soon as its reply is in, so its consumers
 		// are signalled without waiting for the replies behind it.
 		for (int i = 0; i < buckets.length; i++) {
 			List<Object> reply = this.scripts.await(replies.get(i), Scripts.MIGRATE.toString());
 			if (ScriptReply.asksForTopics(reply)) {
-				reply = runWithAllTopics(Scripts.MIGRATE, buckets[i], args);
+				reply = runMigrateWithAllTopics(buckets[i], args);
 			}
 			each.accept(buckets[i], MigrateResult.fromReply(reply));
 		}
@@ -236,12 +275,13 @@ public final class RedisJobStore {
 	/**
 	 * The migrator's sweep over the buckets it owns: renews their locks and reads the
 	 * head of each index. On a standalone Redis it is one script for all buckets; in a
-	 * cluster, where a script must stay in one slot, one per bucket, pipelined.
+	 * cluster, where a script must stay in one slot, and behind a proxy, which routes a
+	 * script by its first key, one per bucket, pipelined.
 	 */
 	public List<BucketPeek> peek(int[] buckets, String owner, long lockTtlMillis) {
 		List<CompletionStage<List<Object>>> replies = new ArrayList<>();
 		List<int[]> groups = new ArrayList<>();
-		if (this.scripts.connections().isCluster()) {
+		if (this.behindProxy || this.scripts.connections().isCluster()) {
 			for (int bucket : buckets) {
 				groups.add(new int[] { bucket });
 			}
@@ -274,6 +314,47 @@ public final class RedisJobStore {
 	}
 
 	/**
+	 * Writes this instance's description with the heartbeat's ttl. A plain {@code SET PX}
+	 * of a key only this instance writes: no other state depends on it, so it needs no
+	 * script; a failure only leaves the last description to expire.
+	 * @param instanceId this instance
+	 * @param description its description
+	 * @param ttlMillis the heartbeat's ttl
+	 * @return the reply, ignored but for failures
+	 */
+	public CompletionStage<String> describeInstance(String instanceId, String description, long ttlMillis) {
+		return commands().set(this.keys.instanceKey(instanceId), description, SetArgs.Builder.px(ttlMillis));
+	}
+
+	/** Removes this instance's description when it leaves. */
+	public void forgetInstance(String instanceId) {
+		this.scripts.await(commands().del(this.keys.instanceKey(instanceId)), "remove instance description");
+	}
+
+	/**
+	 * The descriptions of the instances in the heartbeat set, at most {@code limit}; one
+	 * pipelined GET each, an expired one (its instance died) left out.
+	 * @param limit the most instances read
+	 * @return the descriptions
+	 */
+	public List<String> instanceDescriptions(int limit) {
+		List<String> ids = this.scripts.await(commands().zrange(this.keys.instancesKey(), 0, limit - 1),
+				"list instances");
+		List<CompletionStage<String>> replies = new ArrayList<>(ids.size());
+		for (String id : ids) {
+			replies.add(commands().get(this.keys.instanceKey(id)));
+		}
+		List<String> descriptions = new ArrayList<>(ids.size());
+		for (CompletionStage<String> reply : replies) {
+			String description = this.scripts.await(reply, "read instance description");
+			if (description != null) {
+				descriptions.add(description);
+			}
+		}
+		return descriptions;
+	}
+
+	/**
 	 * Tells consumers of a topic that a bucket has READY jobs; a hint, so it may be lost.
 	 */
 	public CompletionStage<Long> signal(String topic, int bucket) {
@@ -301,14 +382,28 @@ public final class RedisJobStore {
 	/**
 	 * Whether any bucket has READY jobs of the topic: one EXISTS over all its ready sets
 	 * (Lettuce splits it per slot in a cluster), so an idle consumer's safety check costs
-	 * one command, not one per bucket.
+	 * one command, not one per bucket. Behind a proxy, which may not split a multi-key
+	 * command, one EXISTS per bucket, pipelined.
 	 */
 	public boolean anyReady(String topic) {
 		String[] sets = new String[this.keys.buckets()];
 		for (int b = 0; b < sets.length; b++) {
 			sets[b] = this.keys.readyKey(b, topic);
 		}
-		Long existing = this.scripts.await(commands().exists(sets), "look for ready jobs of " + topic);
+		String description = "look for ready jobs of " + topic;
+		if (this.behindProxy) {
+			List<CompletionStage<Long>> each = new ArrayList<>(sets.length);
+			for (String set : sets) {
+				each.add(commands().exists(set));
+			}
+			long existing = 0;
+			for (CompletionStage<Long> reply : each) {
+				Long count = this.scripts.await(reply, description);
+				existing += (count != null) ? count : 0;
+			}
+			return existing > 0;
+		}
+		Long existing = this.scripts.await(commands().exists(sets), description);
 		return existing != null && existing > 0;
 	}
 
@@ -324,6 +419,23 @@ public final class RedisJobStore {
 		CompletionStage<List<Object>> reply = runRemembered(Scripts.CLAIM, bucket, topic,
 				strings(max, leaseMillis, token, maxAttempts));
 		return reply.thenApply((values) -> ClaimResult.fromReply(values, bucket, topic, token));
+	}
+
+	/**
+	 * Asks the topic's rate limiter for up to {@code wanted} job starts under the grant
+	 * id {@code id} (new for each grant); returns the permits granted and, when fewer
+	 * than wanted, the ms until the oldest grant leaves the window.
+	 */
+	public long[] grantStarts(String topic, int permits, long windowMillis, int wanted, String id) {
+		List<Object> reply = this.scripts.await(this.scripts.runAsync(Scripts.RATE_GRANT,
+				this.keys.rateLimitKeys(topic), strings(permits, windowMillis, wanted, id)),
+				"ask the rate limiter of topic " + topic);
+		return new long[] { ScriptReply.number(reply.get(0)), ScriptReply.number(reply.get(1)) };
+	}
+
+	/** Gives back permits of a grant that a claim did not use. */
+	public CompletionStage<Long> refundStarts(String topic, String id, int granted, int unused) {
+		return this.scripts.runAsync(Scripts.RATE_REFUND, this.keys.rateLimitKeys(topic), strings(id, granted, unused));
 	}
 
 	/**
@@ -420,6 +532,24 @@ public final class RedisJobStore {
 			remember(bucket, ScriptReply.topicsAskedFor(values));
 			return inspect(bucket, round + 1);
 		});
+	}
+
+	/**
+	 * One step through a bucket's index of a topic's jobs in one state: from rank
+	 * {@code start}, looking at no more than {@code look} entries and keeping no more
+	 * than {@code want}; replies with the next rank (-1 at the end), then pairs jobKey,
+	 * score (see list.lua).
+	 */
+	CompletionStage<List<Object>> list(int bucket, String topic, char state, long start, int look, int want) {
+		return runOn(Scripts.LIST, bucket, topic, String.valueOf(state), Long.toString(start), Integer.toString(look),
+				Integer.toString(want));
+	}
+
+	/** Makes a DELAYED job READY now; false if it was not DELAYED. */
+	public boolean promote(int bucket, String jobKey) {
+		Long promoted = this.scripts.await(runOn(Scripts.PROMOTE, bucket, KeySpace.topicOf(jobKey), jobKey),
+				"promote " + jobKey);
+		return promoted == 1;
 	}
 
 	public long requeueDead(int bucket, String topic, String jobKey, int max) {

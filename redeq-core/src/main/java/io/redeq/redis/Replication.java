@@ -6,7 +6,8 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.SlotHash;
@@ -64,11 +65,66 @@ public final class Replication {
 	 * timeout, or Redis did not answer
 	 */
 	public void await(Collection<Integer> buckets, String what) {
-		if (!enabled()) {
-			return;
+		if (enabled()) {
+			this.scripts.await(awaitAsync(buckets, what), "WAIT " + this.replicas + " after " + what, limit());
 		}
+	}
+
+	/**
+	 * Completes once {@code replicas} replicas acknowledged the writes to the given
+	 * buckets, or fails with {@link RedeqUnavailableException} if fewer did within the
+	 * timeout or Redis did not answer.
+	 * @param what the operation, for the error message
+	 * @return the acknowledgement
+	 */
+	public CompletableFuture<Void> awaitAsync(Collection<Integer> buckets, String what) {
+		if (!enabled()) {
+			return CompletableFuture.completedFuture(null);
+		}
+		Map<String, CompletableFuture<Long>> replies = new LinkedHashMap<>();
+		try {
+			sendWaits(buckets, what, replies);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		String operation = "WAIT " + this.replicas + " after " + what;
+		CompletableFuture<?>[] all = replies.values().toArray(CompletableFuture[]::new);
+		CompletableFuture<Void> result = new CompletableFuture<>();
+		CompletableFuture.allOf(all).orTimeout(limit().toMillis(), TimeUnit.MILLISECONDS).whenComplete((ok, ex) -> {
+			if (ex != null) {
+				result.completeExceptionally(ScriptRunner.translate(ex, operation));
+				return;
+			}
+			List<String> lacking = new ArrayList<>();
+			for (Map.Entry<String, CompletableFuture<Long>> reply : replies.entrySet()) {
+				Long acknowledged = reply.getValue().join();
+				if (acknowledged == null || acknowledged < this.replicas) {
+					lacking.add(((replies.size() > 1) ? reply.getKey() + ": " : "") + "acknowledged by "
+							+ ((acknowledged != null) ? acknowledged : 0) + " of " + this.replicas + " replicas");
+				}
+			}
+			if (lacking.isEmpty()) {
+				result.complete(null);
+			}
+			else {
+				result.completeExceptionally(new RedeqUnavailableException(what + " was written but "
+						+ String.join(", ", lacking) + " within " + this.timeout + " (redeq.durability.wait-replicas="
+						+ this.replicas
+						+ "); a master failover now could lose it. Scheduling it again under the same id is safe; "
+						+ "check the replicas, or lower wait-replicas / raise wait-timeout", null));
+			}
+		});
+		return result;
+	}
+
+	/** WAIT's own timeout, and the command timeout for its answer to arrive. */
+	private Duration limit() {
+		return this.timeout.plus(this.scripts.timeout());
+	}
+
+	private void sendWaits(Collection<Integer> buckets, String what, Map<String, CompletableFuture<Long>> replies) {
 		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
-		Map<String, CompletionStage<Long>> replies = new LinkedHashMap<>();
 		if (commands instanceof RedisAdvancedClusterAsyncCommands<String, String> cluster) {
 			StatefulRedisClusterConnection<String, String> connection = cluster.getStatefulConnection();
 			for (int bucket : buckets) {
@@ -83,26 +139,13 @@ public final class Replication {
 				replies.computeIfAbsent(node,
 						(n) -> connection.getConnectionAsync(uri.getHost(), uri.getPort())
 							.thenCompose((nodeConnection) -> nodeConnection.async()
-								.waitForReplication(this.replicas, this.timeout.toMillis())));
+								.waitForReplication(this.replicas, this.timeout.toMillis()))
+							.toCompletableFuture());
 			}
 		}
 		else {
-			replies.put("redis", commands.waitForReplication(this.replicas, this.timeout.toMillis()));
-		}
-		Duration limit = this.timeout.plus(this.scripts.timeout());
-		List<String> lacking = new ArrayList<>();
-		for (Map.Entry<String, CompletionStage<Long>> reply : replies.entrySet()) {
-			Long acknowledged = this.scripts.await(reply.getValue(), "WAIT " + this.replicas + " after " + what, limit);
-			if (acknowledged == null || acknowledged < this.replicas) {
-				lacking.add(((replies.size() > 1) ? reply.getKey() + ": " : "") + "acknowledged by "
-						+ ((acknowledged != null) ? acknowledged : 0) + " of " + this.replicas + " replicas");
-			}
-		}
-		if (!lacking.isEmpty()) {
-			throw new RedeqUnavailableException(what + " was written but " + String.join(", ", lacking) + " within "
-					+ this.timeout + " (redeq.durability.wait-replicas=" + this.replicas
-					+ "); a master failover now could lose it. Scheduling it again under the same id is safe; "
-					+ "check the replicas, or lower wait-replicas / raise wait-timeout", null);
+			replies.put("redis",
+					commands.waitForReplication(this.replicas, this.timeout.toMillis()).toCompletableFuture());
 		}
 	}
 

@@ -1,5 +1,6 @@
 package io.redeq.redis;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -174,7 +175,9 @@ public final class Resharder {
 		for (String[] index : indexes) {
 			Double score = this.scripts.await(commands.zscore(index[1], jobKey), "reshard read");
 			if (score != null) {
-				return new String[] { index[0], Long.toString(score.longValue()) };
+				// Exact, fraction included: a job's priority rides in it
+				// (lib/settings.lua).
+				return new String[] { index[0], new BigDecimal(score).toPlainString() };
 			}
 		}
 		return null;

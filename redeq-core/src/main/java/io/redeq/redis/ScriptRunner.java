@@ -55,7 +55,15 @@ public final class ScriptRunner {
 	 */
 	<T> CompletableFuture<T> runAsync(LuaScript script, String[] keys, String... args) {
 		CompletableFuture<T> result = new CompletableFuture<>();
-		send(script, keys, args, result);
+		if (this.connections.isSharedOpen()) {
+			sendSafely(script, keys, args, result);
+		}
+		else {
+			// Opening the connection blocks for up to Lettuce's connect timeout: not on
+			// the
+			// caller's thread, which may be an asynchronous client's.
+			CompletableFuture.runAsync(() -> sendSafely(script, keys, args, result));
+		}
 		// Lettuce's timer wheel rather than CompletableFuture.orTimeout: orTimeout wakes
 		// a
 		// scheduler thread for every command, which cost a tenth of a single schedule
@@ -65,6 +73,15 @@ public final class ScriptRunner {
 					TimeUnit.MILLISECONDS);
 		result.whenComplete((value, ex) -> deadline.cancel());
 		return result;
+	}
+
+	private <T> void sendSafely(LuaScript script, String[] keys, String[] args, CompletableFuture<T> result) {
+		try {
+			send(script, keys, args, result);
+		}
+		catch (RuntimeException ex) {
+			result.completeExceptionally(ex);
+		}
 	}
 
 	private <T> void send(LuaScript script, String[] keys, String[] args, CompletableFuture<T> result) {
@@ -104,7 +121,7 @@ public final class ScriptRunner {
 	private <T> void sendLater(LuaScript script, String[] keys, String[] args, CompletableFuture<T> result) {
 		if (!result.isDone()) {
 			CompletableFuture.delayedExecutor(TRY_AGAIN_PAUSE_MILLIS, TimeUnit.MILLISECONDS)
-				.execute(() -> send(script, keys, args, result));
+				.execute(() -> sendSafely(script, keys, args, result));
 		}
 	}
 
@@ -154,10 +171,35 @@ public final class ScriptRunner {
 		}
 	}
 
+	/**
+	 * The reply, failing with redeq's exception for a Redis or connection failure (the
+	 * ones {@link #await} throws) rather than Lettuce's or a
+	 * {@link java.util.concurrent.CompletionException}: what an asynchronous caller sees.
+	 * @param reply the reply
+	 * @param operation what was asked, for the message
+	 * @return a future completed directly with the value or the translated exception
+	 */
+	public static <T> CompletableFuture<T> translated(CompletionStage<T> reply, String operation) {
+		CompletableFuture<T> result = new CompletableFuture<>();
+		reply.whenComplete((value, ex) -> {
+			if (ex == null) {
+				result.complete(value);
+			}
+			else {
+				result.completeExceptionally(translate(ex, operation));
+			}
+		});
+		return result;
+	}
+
 	static RuntimeException translate(Throwable ex, String operation) {
 		Throwable cause = unwrap(ex);
 		if (cause instanceof RedeqException redeq) {
 			return redeq;
+		}
+		if (cause instanceof IllegalStateException closed) {
+			return closed; // the engine is closed: as the caller's own thread would throw
+							// it
 		}
 		if (cause instanceof TimeoutException) {
 			return new RedeqUnavailableException("Redis did not answer " + operation

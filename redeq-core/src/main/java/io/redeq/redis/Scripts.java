@@ -31,6 +31,8 @@ final class Scripts {
 
 	static final LuaScript FIND = LuaScript.job("find", ScriptOutputType.MULTI);
 
+	static final LuaScript PROMOTE = LuaScript.job("promote", ScriptOutputType.INTEGER);
+
 	static final LuaScript REQUEUE_DEAD = LuaScript.job("requeue-dead", ScriptOutputType.INTEGER);
 
 	static final LuaScript PURGE_DEAD = LuaScript.job("purge-dead", ScriptOutputType.INTEGER);
@@ -43,11 +45,27 @@ final class Scripts {
 
 	static final LuaScript UPGRADE_V1 = LuaScript.job("upgrade-v1", ScriptOutputType.INTEGER);
 
+	static final LuaScript RECURRING_DECLARE = LuaScript.job("recurring-declare", ScriptOutputType.MULTI);
+
+	static final LuaScript RECURRING_CANCEL = LuaScript.job("recurring-cancel", ScriptOutputType.INTEGER);
+
+	static final LuaScript RECURRING_REFILL = LuaScript.job("recurring-refill", ScriptOutputType.INTEGER);
+
 	static final LuaScript INSPECT = LuaScript.job("inspect", ScriptOutputType.MULTI);
+
+	static final LuaScript LIST = LuaScript.job("list", ScriptOutputType.MULTI);
 
 	static final LuaScript PEEK = LuaScript.plain("peek", ScriptOutputType.MULTI);
 
+	static final LuaScript RATE_GRANT = LuaScript.plain("rate-grant", ScriptOutputType.MULTI);
+
+	static final LuaScript RATE_REFUND = LuaScript.plain("rate-refund", ScriptOutputType.INTEGER);
+
 	static final LuaScript HEARTBEAT = LuaScript.plain("heartbeat", ScriptOutputType.INTEGER);
+
+	static final LuaScript RECORD_FORMAT = LuaScript.plain("record-format", ScriptOutputType.INTEGER);
+
+	static final LuaScript HISTORY_MAX = LuaScript.plain("history-max", ScriptOutputType.INTEGER);
 
 	private Scripts() {
 	}

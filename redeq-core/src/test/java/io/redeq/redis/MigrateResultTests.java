@@ -16,8 +16,8 @@ class MigrateResultTests {
 
 	@Test
 	void readsEveryPositionAndTheTopicsMadeReady() {
-		List<Object> reply = List.of(1_700_000_000_500L, 1_700_000_060_000L, 1_700_000_030_000L, 1L, 3L, 2L, "mail", 4L,
-				"order.timeout", 1L);
+		List<Object> reply = List.of(1_700_000_000_500L, 1_700_000_060_000L, 1_700_000_030_000L, 1L, 3L, 2L, 0L, "mail",
+				4L, "order.timeout", 1L);
 		MigrateResult result = MigrateResult.fromReply(reply);
 		assertThat(result.now()).isEqualTo(1_700_000_000_500L);
 		assertThat(result.nextDue()).isEqualTo(1_700_000_060_000L);
@@ -26,11 +26,21 @@ class MigrateResultTests {
 		assertThat(result.migrated()).isEqualTo(3);
 		assertThat(result.reclaimed()).isEqualTo(2);
 		assertThat(result.readyByTopic()).containsExactly(entry("mail", 4), entry("order.timeout", 1));
+		assertThat(result.recurringToRefill()).isEmpty();
+	}
+
+	@Test
+	void readsTheRecurringJobsToRefillBeforeTheTopics() {
+		List<Object> reply = List.of(1_700_000_000_500L, 1_700_000_001_000L, -1L, 1L, 1L, 0L, 2L, "report:daily",
+				"report:hourly", "report", 1L);
+		MigrateResult result = MigrateResult.fromReply(reply);
+		assertThat(result.recurringToRefill()).containsExactly("report:daily", "report:hourly");
+		assertThat(result.readyByTopic()).containsExactly(entry("report", 1));
 	}
 
 	@Test
 	void anIdleBucketHasNoNextTimesAndNoTopics() {
-		MigrateResult result = MigrateResult.fromReply(List.of(1_700_000_000_500L, -1L, -1L, 0L, 0L, 0L));
+		MigrateResult result = MigrateResult.fromReply(List.of(1_700_000_000_500L, -1L, -1L, 0L, 0L, 0L, 0L));
 		assertThat(result.nextDue()).isEqualTo(-1);
 		assertThat(result.nextLeaseExpiry()).isEqualTo(-1);
 		assertThat(result.lockHeld()).isFalse();

@@ -7,8 +7,10 @@
 -- KEYS: the bucket keys with the topic's ready and dead keys (see prelude), then the requests key
 -- ARGV[1] topic, ARGV[2] n, ARGV[3] lease ms, ARGV[4] claim token, ARGV[5] max attempts,
 -- ARGV[6] ms to remember the token
--- Returns: now, READY jobs left in this bucket, then per claimed job 5 values:
---   jobKey, attempt, created ms, due ms, payload
+-- ARGV[5] is the subscription's; a job that set its own (lib/settings.lua) is held to that.
+-- Returns: now, READY jobs left in this bucket, then per claimed job 7 values:
+--   jobKey, attempt, created ms, due ms, payload, the job's own settings ('' none),
+--   trace context stored beside the payload ('' none)
 local topic = ARGV[1]
 local n = tonumber(ARGV[2])
 local lease = tonumber(ARGV[3])
@@ -24,12 +26,15 @@ local now = now_ms()
 local waiting = redis.call('ZCARD', ready)
 
 local function deliver(out, job_key, attempts, due, rec)
-  local created, payload = string.match(rec, '^(%d+)[^|]*|(.*)$')
+  local created, head, payload = string.match(rec, '^(%d+)([^|]*)|(.*)$')
+  local settings, trace = string.match(head, '^([^ ]*) ?(.*)$')
   out[#out + 1] = job_key
   out[#out + 1] = attempts
   out[#out + 1] = tonumber(created)
   out[#out + 1] = due
   out[#out + 1] = payload
+  out[#out + 1] = settings
+  out[#out + 1] = trace
 end
 
 if ran_before(requests, token) then
@@ -48,10 +53,10 @@ local popped = redis.call('ZPOPMIN', ready, n)
 local out = { now, waiting - #popped / 2 }
 local claimed, leases, broken = 0, {}, {}
 for i = 1, #popped, 2 do
-  local job_key, due = popped[i], tonumber(popped[i + 1])
+  local job_key, due = popped[i], due_of_ready(tonumber(popped[i + 1]))
   local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
   local rec = redis.call('HGET', K_PAYLOAD, job_key)
-  if a.attempts >= max_attempts then
+  if a.attempts > 0 and a.attempts >= max_attempts_of(rec and settings_of(rec) or '', max_attempts) then
     bury(job_key, topic, now, redis.call('HGET', K_ERROR, job_key) or 'attempts used up')
   elseif rec then
     a.attempts = a.attempts + 1

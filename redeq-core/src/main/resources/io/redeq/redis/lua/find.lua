@@ -10,11 +10,11 @@ local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
 local state, due = nil, a.due
 local score = redis.call('ZSCORE', K_DUE, job_key)
 if score then
-  state, due = 'D', tonumber(score)
+  state, due = 'D', due_of_due(tonumber(score))
 else
   score = redis.call('ZSCORE', ready_key(topic), job_key)
   if score then
-    state, due = 'R', tonumber(score)
+    state, due = 'R', due_of_ready(tonumber(score))
   elseif redis.call('ZSCORE', K_LEASE, job_key) then
     state = 'I'
   elseif redis.call('ZSCORE', K_DIED, job_key) then

@@ -21,7 +21,7 @@ end
 local now = now_ms()
 local out = { now, -1, #topics * 4 }
 local first = redis.call('ZRANGE', K_DUE, 0, 0, 'WITHSCORES')
-if first[2] then out[2] = tonumber(first[2]) end
+if first[2] then out[2] = due_of_due(tonumber(first[2])) end
 local oldest = {}
 for _, topic in ipairs(topics) do
   local c = redis.call('HMGET', K_COUNT, topic, topic .. ':i')
@@ -38,7 +38,7 @@ for _, topic in ipairs(topics) do
   if ready > 0 then
     local head = redis.call('ZRANGE', ready_key(topic), 0, 0, 'WITHSCORES')
     oldest[#oldest + 1] = topic
-    oldest[#oldest + 1] = tonumber(head[2])
+    oldest[#oldest + 1] = due_of_ready(tonumber(head[2]))
   end
 end
 for _, v in ipairs(oldest) do out[#out + 1] = v end

@@ -2,13 +2,18 @@
 -- READY, drops dead jobs past retention, and renews the migrator's lock when it still holds it.
 -- Correctness never rests on the lock: each job moves inside this one atomic script, so two
 -- migrators on one bucket can neither lose nor double a job. Payload records are not touched.
--- KEYS: the bucket keys with the ready and dead keys of the declared topics (see prelude)
+-- Due recurring triggers (lib/recurring.lua) become occurrences here, each with its next trigger.
+-- KEYS: the bucket keys with the ready and dead keys of the declared topics (see prelude), then
+--   the recurring hash
 -- ARGV[1] topics, ARGV[2] batch size, ARGV[3] lock token ('' = do not touch the lock),
 -- ARGV[4] lock ttl ms, ARGV[5] dead-letter retention ms (0 = skip the retention pass),
 -- ARGV[6] 1 to reclaim expired leases, 0 to skip (the sweep finds them; a due job should not pay for it)
 -- Returns: 'topics', then the topics whose keys must be declared (nothing was written); or
 --   now, next due ms (-1 none), next lease deadline ms (-1 none or not checked), 1 if the lock is
---   held (or was not checked), jobs migrated, leases reclaimed, then pairs topic, jobs made READY
+--   held (or was not checked), jobs migrated (recurring occurrences included), leases reclaimed,
+--   n, then n jobKeys of recurring jobs whose cron plan needs more ticks, then pairs topic, jobs
+--   made READY
+local K_RECURRING = KEYS[#KEYS]
 local batch = tonumber(ARGV[2])
 local token = ARGV[3]
 local now = now_ms()
@@ -25,8 +30,16 @@ if ARGV[5] ~= '0' then
 end
 local missing, seen = {}, {}
 local due_keys = {}
-for i = 1, #due, 2 do due_keys[#due_keys + 1] = due[i] end
+local triggers = {}
+for i = 1, #due, 2 do
+  if string.byte(due[i]) == 126 then -- '~': a recurring trigger, not a job
+    triggers[#triggers + 1] = string.sub(due[i], 4)
+  else
+    due_keys[#due_keys + 1] = due[i]
+  end
+end
 undeclared(due_keys, missing, seen)
+undeclared(triggers, missing, seen)
 undeclared(expired, missing, seen)
 undeclared(old, missing, seen)
 if #missing > 0 then
@@ -44,6 +57,24 @@ local next_due = score_at(K_DUE, #due / 2)
 local next_lease = -1
 if ARGV[6] == '1' then
   next_lease = score_at(K_LEASE, #expired)
+end
+
+-- Due recurring triggers: what each one runs, read before any write.
+local steps = {}
+for _, job_key in ipairs(triggers) do
+  local def = redis.call('HGET', K_RECURRING, job_key)
+  if def then
+    local run, payload, plan, score, refill = recurring_step(def,
+      redis.call('HGET', K_RECURRING, plan_field(job_key)), now)
+    local state = 'merged'
+    if run then
+      -- One occurrence at a time: a tick that finds the last one still waiting or running is
+      -- merged into it. A DEAD one is replaced, as schedule replaces DEAD jobs.
+      state = state_of(job_key, topic_of(job_key)) or 'new'
+    end
+    steps[#steps + 1] = { job_key = job_key, run = run, payload = payload, plan = plan, score = score,
+      refill = refill, state = state }
+  end
 end
 
 local held = 1
@@ -69,7 +100,28 @@ local function make_ready(job_key, due_ms)
 end
 
 for i = 1, #due, 2 do
-  make_ready(due[i], tonumber(due[i + 1]))
+  if string.byte(due[i]) ~= 126 then
+    local due_ms, p = due_of_due(tonumber(due[i + 1]))
+    make_ready(due[i], ready_score(due_ms, p))
+  end
+end
+
+local refills = {}
+local replaced = {}
+local created = 0
+for _, step in ipairs(steps) do
+  local job_key = step.job_key
+  if step.state == 'new' or step.state == 'X' then
+    redis.call('HSET', K_PAYLOAD, job_key, string.format('%d|', now) .. step.payload)
+    make_ready(job_key, step.run)
+    count(topic_of(job_key), 1)
+    created = created + 1
+    if step.state == 'X' then replaced[#replaced + 1] = job_key end
+  end
+  redis.call('HSET', K_RECURRING, plan_field(job_key), step.plan)
+  redis.call('ZADD', K_DUE, step.score, trigger_of(job_key))
+  if next_due < 0 or step.score < next_due then next_due = step.score end
+  if step.refill then refills[#refills + 1] = job_key end
 end
 
 for _, job_key in ipairs(expired) do
@@ -80,11 +132,13 @@ for _, job_key in ipairs(expired) do
   redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))
   redis.call('HSET', K_ERROR, job_key, 'lease expired during attempt ' .. a.attempts
     .. ' (its instance stopped renewing it: crashed, paused or hung)')
-  make_ready(job_key, a.due)
+  local rec = redis.call('HGET', K_PAYLOAD, job_key)
+  make_ready(job_key, ready_score(a.due, rec and priority_of(settings_of(rec)) or 0))
   count(topic_of(job_key) .. ':i', -1)
 end
 
-local out = { now, next_due, next_lease, held, #due / 2, #expired }
+local out = { now, next_due, next_lease, held, #due_keys + created, #expired, #refills }
+for _, job_key in ipairs(refills) do out[#out + 1] = job_key end
 for _, topic in ipairs(topics) do
   local list = ready[topic]
   zadd_all(ready_key(topic), list)
@@ -94,9 +148,27 @@ end
 flush_counts()
 
 -- Removals last, one command per key (see prelude). The batches are the lowest-scored members,
--- so they are exactly these rank ranges.
-if #due > 0 then
-  redis.call('ZREMRANGEBYRANK', K_DUE, 0, #due / 2 - 1)
+-- so they are exactly these rank ranges; the triggers moved on to their next tick (later than
+-- now) left the front of the due set, so its range is shorter by them.
+if #due / 2 - #steps > 0 then
+  redis.call('ZREMRANGEBYRANK', K_DUE, 0, #due / 2 - #steps - 1)
+end
+if #replaced > 0 then
+  -- A DEAD occurrence replaced by a new one: out of the dead indexes, its old attempt and error
+  -- forgotten. The retention pass, which removes from the same keys, waits for the next sweep.
+  old = {}
+  local by_topic = {}
+  for _, job_key in ipairs(replaced) do
+    local topic = topic_of(job_key)
+    by_topic[topic] = by_topic[topic] or {}
+    table.insert(by_topic[topic], job_key)
+  end
+  for topic, job_keys in pairs(by_topic) do
+    remove_all('ZREM', dead_key(topic), job_keys)
+  end
+  remove_all('ZREM', K_DIED, replaced)
+  remove_all('HDEL', K_ATTEMPT, replaced)
+  remove_all('HDEL', K_ERROR, replaced)
 end
 if #expired > 0 then
   redis.call('ZREMRANGEBYRANK', K_LEASE, 0, #expired - 1)

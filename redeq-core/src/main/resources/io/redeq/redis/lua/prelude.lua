@@ -5,10 +5,13 @@
 -- Data model (format 2). Every job script runs on ONE bucket and declares EVERY key it touches,
 -- all inside the bucket's hash tag, so Redis Cluster checks them before the script runs (a slot
 -- in migration then refuses the whole script up front instead of failing it halfway):
---   KEYS[1] payload  hash  jobKey -> "<created ms>|<payload>"   written once, never rewritten
+--   KEYS[1] payload  hash  jobKey -> "<created ms>[;t..;a..;p..][ <traceparent>[ <tracestate>]]|<payload>"
+--                          written once, never rewritten: the job's own timeout, attempts and
+--                          priority (lib/settings.lua), and with tracing on its trace context
+--                          (no '|' before the payload's: see io.redeq.observation.TraceContext)
 --   KEYS[2] attempt  hash  jobKey -> "<attempts>|<due ms>|<claim token>"
 --                          only for jobs claimed at least once; small, rewritten at each claim
---   KEYS[3] due      zset  jobKey -> due ms                      (DELAYED, all topics)
+--   KEYS[3] due      zset  jobKey -> due ms (+ priority/16)      (DELAYED, all topics)
 --   KEYS[4] lease    zset  jobKey -> lease deadline ms           (IN_FLIGHT, all topics)
 --   KEYS[5] died     zset  jobKey -> time it died               (DEAD, all topics: retention)
 --   KEYS[6] error    hash  jobKey -> last error text
@@ -17,7 +20,8 @@
 --                          "~buckets" -> bucket count of the layout a reshard made (absent before)
 --   KEYS[8] lock     string migrator owner token
 --   then per declared topic t (ARGV[1] lists them, comma separated, in the same order):
---   KEYS[9+2k]  ready:<t> zset jobKey -> due ms   (READY, claimed lowest score first)
+--   KEYS[9+2k]  ready:<t> zset jobKey -> due ms, less a minute per priority level (+ priority/16)
+--                              (READY, claimed lowest score first; see lib/settings.lua)
 --   KEYS[10+2k] dead:<t>  zset jobKey -> time it died (DEAD, for paging one topic)
 --   claim and cancel only, after the topic pairs:
 --   KEYS[#KEYS] requests  zset request id -> time it ran  (see lib/requests.lua)

@@ -13,7 +13,8 @@ for i = 2, #ARGV, 3 do
     a.token = ''
     if refund == '1' and a.attempts > 0 then a.attempts = a.attempts - 1 end
     redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))
-    redis.call('ZADD', ready_key(topic), a.due, job_key)
+    local rec = redis.call('HGET', K_PAYLOAD, job_key)
+    redis.call('ZADD', ready_key(topic), ready_score(a.due, rec and priority_of(settings_of(rec)) or 0), job_key)
     count(topic .. ':i', -1)
     released[#released + 1] = job_key
   end

@@ -14,7 +14,8 @@ local moved, ready = {}, {}
 for _, job_key in ipairs(keys) do
   if redis.call('ZSCORE', dead_key(topic), job_key) then
     moved[#moved + 1] = job_key
-    ready[#ready + 1] = now
+    local rec = redis.call('HGET', K_PAYLOAD, job_key)
+    ready[#ready + 1] = ready_score(now, rec and priority_of(settings_of(rec)) or 0)
     ready[#ready + 1] = job_key
   end
 end

@@ -13,7 +13,8 @@ local state = state_of(job_key, topic)
 if state ~= 'D' and state ~= 'R' then
   return { 0, 0, 0 }
 end
-redis.call('ZADD', K_DUE, due, job_key)
+local rec = redis.call('HGET', K_PAYLOAD, job_key)
+redis.call('ZADD', K_DUE, due_score(due, rec and priority_of(settings_of(rec)) or 0), job_key)
 local head = redis.call('ZRANGE', K_DUE, 0, 0)
 if state == 'R' then
   redis.call('ZREM', ready_key(topic), job_key)

@@ -14,7 +14,7 @@ if ARGV[4] ~= '' then
   local a = parse_attempt(ARGV[4])
   if state == 'I' then
     a.token = ''
-    score = a.due
+    score = ready_score(a.due, priority_of(settings_of(ARGV[3])))
     state = 'R'
   end
   redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))

@@ -14,7 +14,8 @@ a.token = ''
 a.due = due
 redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))
 redis.call('HSET', K_ERROR, job_key, ARGV[5])
-redis.call('ZADD', K_DUE, due, job_key)
+local rec = redis.call('HGET', K_PAYLOAD, job_key)
+redis.call('ZADD', K_DUE, due_score(due, rec and priority_of(settings_of(rec)) or 0), job_key)
 local head = redis.call('ZRANGE', K_DUE, 0, 0)
 count(topic_of(job_key) .. ':i', -1)
 flush_counts()

@@ -1,0 +1,405 @@
+package io.redeq.schedule;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+import org.jspecify.annotations.Nullable;
+
+import io.redeq.AsyncRedeqClient;
+import io.redeq.CapacityExceededException;
+import io.redeq.DuplicateJobException;
+import io.redeq.Job;
+import io.redeq.JobInfo;
+import io.redeq.PayloadTooLargeException;
+import io.redeq.RedeqException;
+import io.redeq.RedeqOptions;
+import io.redeq.codec.PayloadCodec;
+import io.redeq.internal.JobEvents;
+import io.redeq.internal.Validate;
+import io.redeq.observation.ScheduleObservations;
+import io.redeq.redis.JobSettings;
+import io.redeq.redis.KeySpace;
+import io.redeq.redis.RedisJobStore;
+import io.redeq.redis.Replication;
+import io.redeq.redis.ScheduleOutcome;
+import io.redeq.redis.ScheduleRequest;
+import io.redeq.redis.ScriptRunner;
+
+/**
+ * {@link AsyncRedeqClient} on the job store: the one code path of scheduling, which the
+ * synchronous {@link JobScheduler} waits on. Every input is checked on the caller's
+ * thread before anything is sent, so a call that fails validation throws and writes
+ * nothing; what Redis answers completes the future, on Lettuce's I/O thread.
+ */
+public final class AsyncJobScheduler implements AsyncRedeqClient {
+
+	/**
+	 * Jobs of one bucket sent in one script call by {@link #scheduleAll}; keeps each call
+	 * short.
+	 */
+	private static final int JOBS_PER_CALL = 200;
+
+	private final RedisJobStore store;
+
+	private final PayloadCodec codec;
+
+	private final RedeqOptions options;
+
+	private final WakeUps wakeUps;
+
+	private final JobEvents events;
+
+	private final Replication replication;
+
+	private final ScheduleObservations observations;
+
+	public AsyncJobScheduler(RedisJobStore store, PayloadCodec codec, RedeqOptions options, WakeUps wakeUps,
+			JobEvents events, ScheduleObservations observations) {
+		this.store = store;
+		this.codec = codec;
+		this.options = options;
+		this.wakeUps = wakeUps;
+		this.events = events;
+		this.observations = observations;
+		this.replication = new Replication(store.scripts(), store.keys(), options.waitReplicas(),
+				options.waitTimeout());
+	}
+
+	/**
+	 * How long the slowest operation may take before its future completes: a script and,
+	 * with replica acknowledgement on, a WAIT with its own timeout.
+	 */
+	Duration longestWait() {
+		Duration command = this.store.scripts().timeout();
+		return this.replication.enabled() ? command.multipliedBy(2).plus(this.options.waitTimeout()) : command;
+	}
+
+	@Override
+	public CompletableFuture<String> schedule(String topic, @Nullable Object payload, Duration delay) {
+		return schedule(Job.builder(topic).payload(payload).delay(delay).build());
+	}
+
+	@Override
+	public CompletableFuture<String> scheduleAt(String topic, @Nullable Object payload, Instant dueAt) {
+		return schedule(Job.builder(topic).payload(payload).dueAt(dueAt).build());
+	}
+
+	@Override
+	public CompletableFuture<String> schedule(Job job) {
+		Prepared prepared = prepare(job);
+		ScheduleObservations.Started observed = this.observations.start(prepared.topic, prepared.id);
+		CompletableFuture<String> result;
+		try {
+			result = send(prepared.withTrace(observed.traceContext()));
+		}
+		catch (RuntimeException ex) {
+			observed.stop(ex);
+			throw ex;
+		}
+		result.whenComplete((id, ex) -> observed.stop(ex));
+		return result;
+	}
+
+	/**
+	 * Schedules a job restored from elsewhere, with the attempts it already used (see
+	 * {@link JobRestorer}); not observed as a schedule call, as it repeats one.
+	 * @param job the job
+	 * @param attemptsUsed attempts used before, 0 for none
+	 * @return the job's id, once Redis has it (or kept the copy it had)
+	 */
+	public CompletableFuture<String> restore(Job job, int attemptsUsed) {
+		if (attemptsUsed < 0 || attemptsUsed > ScheduleRequest.MAX_ATTEMPTS_USED) {
+			throw new IllegalArgumentException("Attempts already used must be between 0 and "
+					+ ScheduleRequest.MAX_ATTEMPTS_USED + ", was " + attemptsUsed);
+		}
+		Prepared prepared = prepare(job);
+		return send(new Prepared(prepared.topic, prepared.id, prepared.request.withAttemptsUsed(attemptsUsed)));
+	}
+
+	private CompletableFuture<String> send(Prepared prepared) {
+		int bucket = this.store.keys().bucketOf(prepared.request.jobKey());
+		String operation = "schedule " + prepared.describe();
+		CompletableFuture<String> written = this.store
+			.schedule(bucket, this.options.capacityPerBucket(), List.of(prepared.request))
+			.thenApply((outcomes) -> {
+				ScheduleOutcome outcome = outcomes.get(0);
+				String id = accept(prepared, bucket, outcome);
+				return outcome.written() ? id : null;
+			})
+			.toCompletableFuture();
+		CompletableFuture<String> result = ScriptRunner.translated(written, operation).thenCompose((id) -> {
+			if (id == null) {
+				return CompletableFuture.completedFuture(prepared.id); // kept: nothing
+																		// new to
+																		// replicate
+			}
+			return this.replication.awaitAsync(List.of(bucket), "Job " + prepared.describe())
+				.thenApply((ignored) -> prepared.id);
+		});
+		return unwrapped(result);
+	}
+
+	@Override
+	public CompletableFuture<List<String>> scheduleAll(Collection<Job> jobs) {
+		Objects.requireNonNull(jobs, "jobs must not be null");
+		List<Prepared> prepared = new ArrayList<>(jobs.size());
+		for (Job job : jobs) {
+			prepared.add(prepare(job));
+		}
+		List<ScheduleObservations.Started> observed = new ArrayList<>();
+		if (this.observations.enabled()) {
+			for (int i = 0; i < prepared.size(); i++) {
+				Prepared p = prepared.get(i);
+				ScheduleObservations.Started started = this.observations.start(p.topic, p.id);
+				observed.add(started);
+				prepared.set(i, p.withTrace(started.traceContext()));
+			}
+		}
+		Map<Integer, List<Prepared>> byBucket = new LinkedHashMap<>();
+		KeySpace keys = this.store.keys();
+		for (Prepared p : prepared) {
+			byBucket.computeIfAbsent(keys.bucketOf(p.request.jobKey()), (b) -> new ArrayList<>()).add(p);
+		}
+		List<CompletableFuture<Call>> calls = new ArrayList<>();
+		for (Map.Entry<Integer, List<Prepared>> entry : byBucket.entrySet()) {
+			List<Prepared> group = entry.getValue();
+			for (int from = 0; from < group.size(); from += JOBS_PER_CALL) {
+				List<Prepared> chunk = group.subList(from, Math.min(group.size(), from + JOBS_PER_CALL));
+				int bucket = entry.getKey();
+				calls
+					.add(ScriptRunner
+						.translated(
+								this.store.schedule(bucket, this.options.capacityPerBucket(),
+										chunk.stream().map(Prepared::request).toList()),
+								"schedule " + chunk.size() + " jobs")
+						.thenApply((outcomes) -> accept(bucket, chunk, outcomes)));
+			}
+		}
+		CompletableFuture<List<String>> result = CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+			.handle((ignored, ex) -> {
+				// Each call answered (or failed alone): the first failure in job order
+				// wins,
+				// as the synchronous client throws it.
+				RedeqException firstFailure = null;
+				Set<Integer> written = new LinkedHashSet<>();
+				for (CompletableFuture<Call> call : calls) {
+					if (call.isCompletedExceptionally()) {
+						firstFailure = (firstFailure != null) ? firstFailure : failureOf(call);
+						continue;
+					}
+					Call done = call.join();
+					if (done.written()) {
+						written.add(done.bucket());
+					}
+					if (firstFailure == null) {
+						firstFailure = done.firstFailure();
+					}
+				}
+				return new Batch(written, firstFailure);
+			})
+			.thenCompose((batch) -> {
+				CompletableFuture<Void> replicated = batch.written().isEmpty() ? CompletableFuture.completedFuture(null)
+						: this.replication.awaitAsync(batch.written(), prepared.size() + " jobs");
+				return replicated.thenApply((ignored) -> {
+					if (batch.firstFailure() != null) {
+						throw batch.firstFailure();
+					}
+					return prepared.stream().map((p) -> p.id).toList();
+				});
+			});
+		if (!observed.isEmpty()) {
+			// One observation per job, as a schedule call has; all end when the batch is
+			// answered.
+			result.whenComplete((ids, ex) -> observed.forEach((started) -> started.stop(ex)));
+		}
+		return unwrapped(result);
+	}
+
+	private Call accept(int bucket, List<Prepared> jobs, List<ScheduleOutcome> outcomes) {
+		RedeqException firstFailure = null;
+		boolean written = false;
+		for (int i = 0; i < outcomes.size(); i++) {
+			written |= outcomes.get(i).written();
+			try {
+				accept(jobs.get(i), bucket, outcomes.get(i));
+			}
+			catch (RedeqException ex) {
+				firstFailure = (firstFailure != null) ? firstFailure : ex;
+			}
+		}
+		return new Call(bucket, written, firstFailure);
+	}
+
+	/** The failure of a call that completed exceptionally. */
+	private static RedeqException failureOf(CompletableFuture<?> call) {
+		Throwable cause = causeOf(call.handle((value, ex) -> ex).join());
+		return (cause instanceof RedeqException redeq) ? redeq
+				: new RedeqException("Unexpected failure scheduling jobs: " + cause, cause);
+	}
+
+	private static Throwable causeOf(Throwable ex) {
+		return (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+	}
+
+	private String accept(Prepared prepared, int bucket, ScheduleOutcome outcome) {
+		switch (outcome.status()) {
+			case "new", "replaced" -> {
+				if (outcome.earliest()) {
+					this.wakeUps.earlierJob(bucket, Long.parseLong(outcome.value()));
+				}
+				this.events.scheduled(prepared.topic);
+				return prepared.id;
+			}
+			case "kept" -> {
+				return prepared.id;
+			}
+			case "rejected" -> throw new DuplicateJobException(prepared.topic, prepared.id, "Job " + prepared.describe()
+					+ " already exists (Duplicate.REJECT); cancel it first or schedule with Duplicate.REPLACE or KEEP");
+			case "running" -> throw new DuplicateJobException(prepared.topic, prepared.id, "Job " + prepared.describe()
+					+ " cannot be replaced: a handler is running it right now. Schedule it under another id, or again once it finished");
+			case "full" -> throw new CapacityExceededException("Topic '" + prepared.topic
+					+ "' is full: its bucket holds " + outcome.value()
+					+ " pending jobs, the share of redeq.max-pending=" + this.options.maxPending() + " each of the "
+					+ this.options.buckets() + " buckets allows (" + this.options.capacityPerBucket() + "). Job "
+					+ prepared.describe() + " was not scheduled; consume faster or raise redeq.max-pending");
+			default -> throw new RedeqException(
+					"Unexpected reply '" + outcome.status() + "' scheduling " + prepared.describe());
+		}
+	}
+
+	private Prepared prepare(Job job) {
+		Objects.requireNonNull(job, "job must not be null");
+		String topic = Validate.topic(job.topic());
+		String id = (job.id() != null) ? Validate.id(topic, job.id()) : JobIds.next();
+		String payload = writePayload(topic, id, job.payload());
+		boolean absolute = job.dueAt() != null;
+		long millis = absolute ? Validate.dueAt(topic, job.dueAt()).toEpochMilli()
+				: Validate.delay(topic, (job.delay() != null) ? job.delay() : Duration.ZERO).toMillis();
+		return new Prepared(topic, id, new ScheduleRequest(KeySpace.jobKey(topic, id), payload, absolute, millis,
+				job.onDuplicate(), JobSettings.of(job.timeout(), job.maxAttempts(), job.priority()), null));
+	}
+
+	/** The payload as JSON, refused when it cannot be written or is too large. */
+	String writePayload(String topic, String id, @Nullable Object payload) {
+		String json;
+		try {
+			json = this.codec.write(payload);
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalArgumentException("Payload of job '" + id + "' in topic '" + topic + "' ("
+					+ ((payload != null) ? payload.getClass().getName() : "null") + ") cannot be written as JSON: "
+					+ ex.getMessage(), ex);
+		}
+		long limit = this.options.maxPayloadSize();
+		// A UTF-8 character takes at most 3 bytes per UTF-16 unit: only count bytes when
+		// it could matter.
+		if ((long) json.length() * 3 > limit) {
+			int size = json.getBytes(StandardCharsets.UTF_8).length;
+			if (size > limit) {
+				throw new PayloadTooLargeException("Payload of job '" + id + "' in topic '" + topic + "' is " + size
+						+ " bytes as JSON; redeq.max-payload-size allows " + limit
+						+ ". Store large data elsewhere and schedule its key");
+			}
+		}
+		return json;
+	}
+
+	@Override
+	public CompletableFuture<Boolean> cancel(String topic, String id) {
+		String jobKey = jobKey(topic, id);
+		CompletableFuture<Boolean> cancelled = ScriptRunner.translated(
+				this.store.cancel(this.store.keys().bucketOf(jobKey), jobKey, JobIds.next()), "cancel " + jobKey);
+		return unwrapped(cancelled.thenApply((done) -> {
+			if (done) {
+				this.events.cancelled(topic);
+			}
+			return done;
+		}));
+	}
+
+	@Override
+	public CompletableFuture<Boolean> reschedule(String topic, String id, Duration delay) {
+		Validate.delay(String.valueOf(topic), delay);
+		return reschedule(topic, id, false, delay.toMillis());
+	}
+
+	@Override
+	public CompletableFuture<Boolean> reschedule(String topic, String id, Instant dueAt) {
+		return reschedule(topic, id, true, Validate.dueAt(String.valueOf(topic), dueAt).toEpochMilli());
+	}
+
+	private CompletableFuture<Boolean> reschedule(String topic, String id, boolean absolute, long millis) {
+		String jobKey = jobKey(topic, id);
+		int bucket = this.store.keys().bucketOf(jobKey);
+		return unwrapped(
+				ScriptRunner.translated(this.store.reschedule(bucket, jobKey, absolute, millis), "reschedule " + jobKey)
+					.thenApply((outcome) -> {
+						outcome.filter(ScheduleOutcome::earliest)
+							.ifPresent((o) -> this.wakeUps.earlierJob(bucket, Long.parseLong(o.value())));
+						return outcome.isPresent();
+					}));
+	}
+
+	@Override
+	public CompletableFuture<Optional<JobInfo>> find(String topic, String id) {
+		String jobKey = jobKey(topic, id);
+		return unwrapped(
+				ScriptRunner.translated(this.store.find(this.store.keys().bucketOf(jobKey), jobKey), "find " + jobKey)
+					.thenApply((job) -> job.map((found) -> found.toInfo())));
+	}
+
+	private static String jobKey(String topic, String id) {
+		Validate.topic(topic);
+		return KeySpace.jobKey(topic, Validate.id(topic, id));
+	}
+
+	/**
+	 * A future that fails with the exception itself, not a {@link CompletionException}
+	 * around it, so that {@code whenComplete} and {@code exceptionally} see a
+	 * {@link DuplicateJobException} as such.
+	 */
+	private static <T> CompletableFuture<T> unwrapped(CompletableFuture<T> stage) {
+		CompletableFuture<T> result = new CompletableFuture<>();
+		stage.whenComplete((value, ex) -> {
+			if (ex == null) {
+				result.complete(value);
+			}
+			else {
+				result.completeExceptionally(causeOf(ex));
+			}
+		});
+		return result;
+	}
+
+	private record Prepared(String topic, String id, ScheduleRequest request) {
+
+		String describe() {
+			return "'" + this.id + "' in topic '" + this.topic + "'";
+		}
+
+		Prepared withTrace(@Nullable String traceContext) {
+			return (traceContext != null) ? new Prepared(this.topic, this.id, this.request.withTrace(traceContext))
+					: this;
+		}
+
+	}
+
+	private record Call(int bucket, boolean written, @Nullable RedeqException firstFailure) {
+	}
+
+	private record Batch(Set<Integer> written, @Nullable RedeqException firstFailure) {
+	}
+
+}

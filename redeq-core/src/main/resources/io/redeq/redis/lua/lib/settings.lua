@@ -1,0 +1,55 @@
+-- What a job sets for itself, written once in its payload record after the created ms:
+--   "<created ms>[;t<timeout ms>][;a<max attempts>][;p<priority>][ <trace context>]|<payload>"
+-- A job that sets nothing has "<created ms>|<payload>", as before these settings existed. The
+-- trace context (tracing on) follows a space and may hold ';' itself: settings end before it.
+local function settings_of(rec)
+  return string.match(rec, '^%d+([^| ]*)') or ''
+end
+
+local function max_attempts_of(settings, default)
+  if settings == '' then return default end
+  return tonumber(string.match(settings, ';a(%d+)')) or default
+end
+
+local function priority_of(settings)
+  if settings == '' then return 0 end
+  return tonumber(string.match(settings, ';p(%d)')) or 0
+end
+
+-- Priority in the scores, so the hot path (migrate, claim) never reads a payload record. Due
+-- times are whole ms below 2^48, where a double still holds 1/32: the priority p (0..9) rides
+-- in the fraction as p/16, exactly. A job without priority has the plain due ms, as before.
+--   due set:   due + p/16                          (migrated at most 1 ms late)
+--   ready set: due - p * PRIORITY_STEP + p/16      (p counts as p minutes of waiting: aging)
+-- Higher priority is claimed first among jobs due within PRIORITY_STEP of each other, FIFO
+-- within one priority; a priority-0 job due 9 minutes before a priority-9 job goes first, so
+-- no flood of high-priority jobs holds a low one back by more than 9 * PRIORITY_STEP.
+local PRIORITY_STEP = 60000
+
+local function due_score(due, p)
+  if p == 0 then return due end
+  return due + p / 16
+end
+
+local function ready_score(due, p)
+  if p == 0 then return due end
+  return due - p * PRIORITY_STEP + p / 16
+end
+
+local function priority_in(score)
+  local whole = math.floor(score)
+  if whole == score then return 0, whole end
+  return math.floor((score - whole) * 16 + 0.5), whole
+end
+
+-- The due ms and priority of a ready-set score.
+local function due_of_ready(score)
+  local p, whole = priority_in(score)
+  return whole + p * PRIORITY_STEP, p
+end
+
+-- The due ms and priority of a due-set score.
+local function due_of_due(score)
+  local p, whole = priority_in(score)
+  return whole, p
+end

@@ -1,0 +1,46 @@
+package io.redeq.redis;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link JobSettings}: what a job stores for itself in its payload record, and
+ * how it falls back to its subscription's settings.
+ */
+class JobSettingsTests {
+
+	@Test
+	void aJobThatSetsNothingStoresNothing() {
+		assertThat(JobSettings.of(null, null, 0)).isSameAs(JobSettings.NONE);
+		assertThat(JobSettings.NONE.encode()).isEmpty();
+		assertThat(JobSettings.decode("")).isEqualTo(JobSettings.NONE);
+	}
+
+	@Test
+	void storesOnlyWhatIsSetAndReadsItBack() {
+		JobSettings all = JobSettings.of(Duration.ofSeconds(30), 5, 9);
+		assertThat(all.encode()).isEqualTo(";t30000;a5;p9");
+		assertThat(JobSettings.decode(all.encode())).isEqualTo(all);
+		JobSettings priorityOnly = JobSettings.of(null, null, 4);
+		assertThat(priorityOnly.encode()).isEqualTo(";p4");
+		assertThat(JobSettings.decode(";p4")).isEqualTo(priorityOnly);
+	}
+
+	@Test
+	void skipsPartsALaterVersionMayAdd() {
+		assertThat(JobSettings.decode(";x12;a3")).isEqualTo(new JobSettings(0, 3, 0));
+	}
+
+	@Test
+	void theJobsOwnSettingsWinOverTheSubscriptions() {
+		JobSettings own = JobSettings.of(Duration.ofMillis(250), 2, 0);
+		assertThat(own.timeout(Duration.ofSeconds(30))).isEqualTo(Duration.ofMillis(250));
+		assertThat(own.maxAttempts(25)).isEqualTo(2);
+		assertThat(JobSettings.NONE.timeout(Duration.ofSeconds(30))).isEqualTo(Duration.ofSeconds(30));
+		assertThat(JobSettings.NONE.maxAttempts(25)).isEqualTo(25);
+	}
+
+}
