@@ -53,4 +53,12 @@ public @interface RedeqListener {
 	 */
 	String timeout() default "";
 
+	/**
+	 * Most job starts of this topic per window across all instances, such as
+	 * {@code 100/1s} (units ms, s, m, h, d); jobs beyond it wait READY without using an
+	 * attempt.
+	 * @return the rate limit, or empty for the configured one (none by default)
+	 */
+	String rateLimit() default "";
+
 }

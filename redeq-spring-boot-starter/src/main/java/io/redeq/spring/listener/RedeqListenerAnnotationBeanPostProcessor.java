@@ -31,6 +31,7 @@ import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.util.ReflectionUtils;
 
 import io.redeq.Delivery;
+import io.redeq.control.RateLimit;
 import io.redeq.internal.Validate;
 import io.redeq.spring.RedeqListener;
 
@@ -186,7 +187,22 @@ public class RedeqListenerAnnotationBeanPostProcessor
 		return new ListenerMethod(beanName, bean, invocable, topic, payloadType, payloadIndex, deliveryIndex,
 				positiveInt(description, "concurrency", annotation.concurrency()),
 				positiveInt(description, "maxAttempts", annotation.maxAttempts()),
-				duration(description, annotation.timeout()));
+				duration(description, annotation.timeout()), rateLimit(description, annotation.rateLimit()));
+	}
+
+	private @Nullable String rateLimit(String description, String raw) {
+		String value = resolveValue(raw);
+		if (value.isEmpty()) {
+			return null;
+		}
+		try {
+			RateLimit.parse(value);
+			return value;
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidRedeqListenerException(description, "has rateLimit = \"" + value + "\""
+					+ (raw.equals(value) ? "" : " (from \"" + raw + "\")") + "; " + ex.getMessage());
+		}
 	}
 
 	private @Nullable Integer positiveInt(String description, String attribute, String raw) {

@@ -16,6 +16,7 @@ import org.springframework.context.SmartLifecycle;
 import io.redeq.Redeq;
 import io.redeq.Subscription;
 import io.redeq.SubscriptionOptions;
+import io.redeq.control.RateLimit;
 
 /**
  * Owns the subscriptions of every {@link io.redeq.spring.RedeqListener @RedeqListener}
@@ -111,6 +112,10 @@ public class RedeqListenerEndpointRegistry implements SmartLifecycle {
 		}
 		if (listener.timeout() != null) {
 			builder.timeout(listener.timeout());
+		}
+		if (listener.rateLimit() != null) {
+			RateLimit limit = RateLimit.parse(listener.rateLimit());
+			builder.rateLimit(limit.permits(), limit.window());
 		}
 		return builder.build();
 	}

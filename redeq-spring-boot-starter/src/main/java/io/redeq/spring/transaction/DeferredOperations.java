@@ -6,6 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.ListIterator;
 import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -14,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import io.redeq.AsyncRedeqClient;
 import io.redeq.Job;
 import io.redeq.RedeqClient;
 
@@ -33,38 +37,77 @@ final class DeferredOperations implements TransactionSynchronization {
 
 	private final List<Operation> operations = new ArrayList<>();
 
+	/**
+	 * The futures of asynchronous calls made in the transaction: completed by what is
+	 * sent after commit, cancelled when it rolls back.
+	 */
+	private final List<CompletableFuture<?>> futures = new ArrayList<>();
+
+	/**
+	 * Futures of asynchronous calls that need nothing sent (a job scheduled and cancelled
+	 * in the same transaction), and their results at commit.
+	 */
+	private final List<Runnable> settledAtCommit = new ArrayList<>();
+
 	DeferredOperations(Object key, RedeqClient target) {
 		this.key = key;
 		this.target = target;
 	}
 
 	void schedule(Job job) {
-		this.operations.add(new Schedule(job));
+		this.operations.add(new Schedule(job, null));
+	}
+
+	void schedule(Job job, CompletableFuture<String> result) {
+		this.futures.add(result);
+		this.operations.add(new Schedule(job, result));
 	}
 
 	void add(Operation operation) {
+		CompletableFuture<?> result = operation.result();
+		if (result != null) {
+			this.futures.add(result);
+		}
 		this.operations.add(operation);
 	}
 
-	/** Removes jobs with this topic and id scheduled earlier in the transaction. */
+	/** Completes {@code result} with {@code value} when the transaction commits. */
+	<T> void settleAtCommit(CompletableFuture<T> result, T value) {
+		this.futures.add(result);
+		this.settledAtCommit.add(() -> result.complete(value));
+	}
+
+	/**
+	 * Removes jobs with this topic and id scheduled earlier in the transaction; an
+	 * asynchronous schedule among them completes with its id at commit, as the
+	 * synchronous one returned it.
+	 */
 	boolean dropScheduled(String topic, String id) {
-		return this.operations
-			.removeIf((operation) -> operation instanceof Schedule schedule && matches(schedule.job(), topic, id));
+		return this.operations.removeIf((operation) -> {
+			if (operation instanceof Schedule schedule && matches(schedule.job(), topic, id)) {
+				if (schedule.result() != null) {
+					this.settledAtCommit.add(() -> schedule.result().complete(id));
+				}
+				return true;
+			}
+			return false;
+		});
 	}
 
 	/**
 	 * Changes the due time of a job scheduled earlier in the transaction, before it is
-	 * sent.
+	 * sent; returns the changed jobs, none if the transaction did not schedule it.
 	 */
-	boolean rescheduleScheduled(String topic, String id, @Nullable Duration delay, @Nullable Instant dueAt) {
-		boolean found = false;
+	List<Job> rescheduleScheduled(String topic, String id, @Nullable Duration delay, @Nullable Instant dueAt) {
+		List<Job> changed = new ArrayList<>();
 		for (ListIterator<Operation> it = this.operations.listIterator(); it.hasNext();) {
 			if (it.next() instanceof Schedule schedule && matches(schedule.job(), topic, id)) {
-				it.set(new Schedule(copy(schedule.job(), id, delay, dueAt)));
-				found = true;
+				Job job = copy(schedule.job(), id, delay, dueAt);
+				it.set(new Schedule(job, schedule.result()));
+				changed.add(job);
 			}
 		}
-		return found;
+		return changed;
 	}
 
 	private static boolean matches(Job job, String topic, String id) {
@@ -73,6 +116,14 @@ final class DeferredOperations implements TransactionSynchronization {
 
 	static Job copy(Job job, String id, @Nullable Duration delay, @Nullable Instant dueAt) {
 		Job.Builder builder = Job.builder(job.topic()).id(id).payload(job.payload()).onDuplicate(job.onDuplicate());
+		// The job's own settings travel with it.
+		builder.priority(job.priority());
+		if (job.timeout() != null) {
+			builder.timeout(job.timeout());
+		}
+		if (job.maxAttempts() != null) {
+			builder.maxAttempts(job.maxAttempts());
+		}
 		if (dueAt != null) {
 			builder.dueAt(dueAt);
 		}
@@ -95,24 +146,69 @@ final class DeferredOperations implements TransactionSynchronization {
 	/**
 	 * Applies every change in order, consecutive schedules in one pipelined batch. A
 	 * failure does not stop the rest; the first one is thrown at the end, so the
-	 * committer learns that a job was not sent.
+	 * committer learns that a job was not sent. Changes made through the asynchronous
+	 * client are sent without waiting, in the same order on the same connection, and
+	 * complete their own futures: their failures are theirs, not the committer's.
 	 */
 	@Override
 	public void afterCommit() {
 		RuntimeException failure = null;
 		List<Job> batch = new ArrayList<>();
 		for (Operation operation : this.operations) {
-			if (operation instanceof Schedule schedule) {
+			if (operation instanceof Schedule schedule && schedule.result() == null) {
 				batch.add(schedule.job());
 				continue;
 			}
 			failure = apply(() -> flush(batch), failure);
-			failure = apply(() -> apply(operation), failure);
+			if (operation.result() != null) {
+				sendAsync(operation);
+			}
+			else {
+				failure = apply(() -> apply(operation), failure);
+			}
 		}
 		failure = apply(() -> flush(batch), failure);
+		this.settledAtCommit.forEach(Runnable::run);
 		if (failure != null) {
 			throw failure;
 		}
+	}
+
+	private void sendAsync(Operation operation) {
+		try {
+			AsyncRedeqClient async = this.target.async();
+			if (operation instanceof Schedule schedule) {
+				completeWith(schedule.result(), async.schedule(schedule.job()));
+			}
+			else if (operation instanceof Cancel cancel) {
+				completeWith(cancel.result(),
+						async.cancel(cancel.topic(), cancel.id()).thenApply((done) -> done || cancel.droppedHere()));
+			}
+			else if (operation instanceof Reschedule reschedule) {
+				completeWith(reschedule.result(),
+						(reschedule.dueAt() != null)
+								? async.reschedule(reschedule.topic(), reschedule.id(), reschedule.dueAt())
+								: async.reschedule(reschedule.topic(), reschedule.id(),
+										Objects.requireNonNull(reschedule.delay())));
+			}
+		}
+		catch (RuntimeException ex) {
+			Objects.requireNonNull(operation.result()).completeExceptionally(ex);
+		}
+	}
+
+	@SuppressWarnings({ "unchecked", "rawtypes" })
+	private static void completeWith(@Nullable CompletableFuture result, CompletableFuture<?> sent) {
+		CompletableFuture<Object> target = Objects.requireNonNull(result);
+		sent.whenComplete((value, ex) -> {
+			if (ex != null) {
+				target.completeExceptionally(
+						(ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex);
+			}
+			else {
+				target.complete(value);
+			}
+		});
 	}
 
 	private void flush(List<Job> batch) {
@@ -170,20 +266,50 @@ final class DeferredOperations implements TransactionSynchronization {
 			logger.debug(
 					"Dropped " + this.operations.size() + " redeq change(s) because their transaction did not commit");
 		}
+		if (status != STATUS_COMMITTED) {
+			for (CompletableFuture<?> future : this.futures) {
+				future.completeExceptionally(new CancellationException(
+						"redeq sent nothing: the transaction this call was made in did not commit"));
+			}
+		}
 		this.operations.clear();
+		this.futures.clear();
+		this.settledAtCommit.clear();
 	}
 
 	sealed interface Operation permits Schedule, Cancel, Reschedule {
 
+		/**
+		 * The future of the asynchronous call that made this change, {@code null} for a
+		 * synchronous one.
+		 */
+		@Nullable CompletableFuture<?> result();
+
 	}
 
-	record Schedule(Job job) implements Operation {
+	record Schedule(Job job, @Nullable CompletableFuture<String> result) implements Operation {
 	}
 
-	record Cancel(String topic, String id) implements Operation {
+	/**
+	 * A cancel; {@code droppedHere} when it also dropped a job scheduled earlier in the
+	 * transaction, which an asynchronous caller counts as cancelled.
+	 */
+	record Cancel(String topic, String id, @Nullable CompletableFuture<Boolean> result,
+			boolean droppedHere) implements Operation {
+
+		Cancel(String topic, String id) {
+			this(topic, id, null, false);
+		}
+
 	}
 
-	record Reschedule(String topic, String id, @Nullable Duration delay, @Nullable Instant dueAt) implements Operation {
+	record Reschedule(String topic, String id, @Nullable Duration delay, @Nullable Instant dueAt,
+			@Nullable CompletableFuture<Boolean> result) implements Operation {
+
+		Reschedule(String topic, String id, @Nullable Duration delay, @Nullable Instant dueAt) {
+			this(topic, id, delay, dueAt, null);
+		}
+
 	}
 
 }

@@ -12,9 +12,11 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import io.redeq.AsyncRedeqClient;
 import io.redeq.Job;
 import io.redeq.JobInfo;
 import io.redeq.JobState;
+import io.redeq.Recurring;
 import io.redeq.RedeqClient;
 import io.redeq.internal.Validate;
 import io.redeq.schedule.JobIds;
@@ -48,8 +50,39 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 
 	private final RedeqClient target;
 
+	private final TransactionAwareAsyncRedeqClient async = new TransactionAwareAsyncRedeqClient(this);
+
+	private final @Nullable TransactionalOutbox outbox;
+
 	public TransactionAwareRedeqClient(RedeqClient target) {
+		this(target, null);
+	}
+
+	/**
+	 * A client that also writes the jobs a transaction schedules to an outbox, in that
+	 * transaction.
+	 * @param target the client that talks to Redis
+	 * @param outbox the outbox, or null for none
+	 */
+	public TransactionAwareRedeqClient(RedeqClient target, @Nullable TransactionalOutbox outbox) {
 		this.target = Objects.requireNonNull(target, "target must not be null");
+		this.outbox = outbox;
+	}
+
+	/**
+	 * The asynchronous view, transaction-aware in the same way: inside a transaction a
+	 * change joins the changes sent at commit (together with this client's, in call
+	 * order) and its future completes once the commit sent it; when the transaction rolls
+	 * back, nothing is sent and the future completes exceptionally with a
+	 * {@link java.util.concurrent.CancellationException}. There, {@code cancel} and
+	 * {@code reschedule} need no look-up in Redis: they complete with Redis's answer
+	 * after commit ({@code true} for a job scheduled earlier in the same transaction).
+	 * Outside a transaction every call goes to the target's asynchronous client.
+	 * @return the asynchronous client
+	 */
+	@Override
+	public AsyncRedeqClient async() {
+		return this.async;
 	}
 
 	/** The client that talks to Redis. */
@@ -66,6 +99,7 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 		Validate.topic(topic);
 		Validate.delay(topic, delay);
 		Job job = Job.builder(topic).id(JobIds.next()).payload(payload).delay(delay).build();
+		writeToOutbox(List.of(job));
 		deferred.schedule(job);
 		return Objects.requireNonNull(job.id());
 	}
@@ -79,6 +113,7 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 		Validate.topic(topic);
 		Validate.dueAt(topic, dueAt);
 		Job job = Job.builder(topic).id(JobIds.next()).payload(payload).dueAt(dueAt).build();
+		writeToOutbox(List.of(job));
 		deferred.schedule(job);
 		return Objects.requireNonNull(job.id());
 	}
@@ -90,6 +125,7 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 			return this.target.schedule(job);
 		}
 		Job withId = withId(job);
+		writeToOutbox(List.of(withId));
 		deferred.schedule(withId);
 		return Objects.requireNonNull(withId.id());
 	}
@@ -108,6 +144,7 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 			withIds.add(withId);
 			ids.add(Objects.requireNonNull(withId.id()));
 		}
+		writeToOutbox(withIds);
 		withIds.forEach(deferred::schedule);
 		return ids;
 	}
@@ -121,6 +158,9 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 		Validate.topic(topic);
 		Validate.id(topic, id);
 		boolean wasScheduledHere = deferred.dropScheduled(topic, id);
+		if (wasScheduledHere) {
+			discardFromOutbox(topic, id);
+		}
 		if (wasScheduledHere || isWaiting(topic, id, true)) {
 			// Also cancels a job that Redis already held under the same id before this
 			// transaction.
@@ -156,7 +196,9 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 
 	private boolean reschedule(DeferredOperations deferred, String topic, String id, @Nullable Duration delay,
 			@Nullable Instant dueAt) {
-		if (deferred.rescheduleScheduled(topic, id, delay, dueAt)) {
+		List<Job> rescheduled = deferred.rescheduleScheduled(topic, id, delay, dueAt);
+		if (!rescheduled.isEmpty()) {
+			writeToOutbox(rescheduled);
 			return true;
 		}
 		if (isWaiting(topic, id, false)) {
@@ -171,6 +213,20 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 		return this.target.find(topic, id);
 	}
 
+	/**
+	 * Declares a recurring job at once, also inside a transaction: a declaration is
+	 * configuration, and declaring it again changes nothing.
+	 */
+	@Override
+	public String scheduleRecurring(Recurring recurring) {
+		return this.target.scheduleRecurring(recurring);
+	}
+
+	@Override
+	public boolean cancelRecurring(String topic, String id) {
+		return this.target.cancelRecurring(topic, id);
+	}
+
 	private boolean isWaiting(String topic, String id, boolean deadCounts) {
 		return this.target.find(topic, id)
 			.map(JobInfo::state)
@@ -179,7 +235,23 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 			.isPresent();
 	}
 
-	private @Nullable DeferredOperations deferred() {
+	/** Writes jobs the transaction schedules to the outbox, if there is one. */
+	void writeToOutbox(List<Job> jobs) {
+		if (this.outbox != null) {
+			this.outbox.write(jobs);
+		}
+	}
+
+	/**
+	 * Marks a job the transaction scheduled and then cancelled, if there is an outbox.
+	 */
+	void discardFromOutbox(String topic, String id) {
+		if (this.outbox != null) {
+			this.outbox.discard(topic, id);
+		}
+	}
+
+	@Nullable DeferredOperations deferred() {
 		if (!TransactionSynchronizationManager.isSynchronizationActive()) {
 			return null;
 		}
@@ -192,7 +264,7 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 		return deferred;
 	}
 
-	private static Job withId(Job job) {
+	static Job withId(Job job) {
 		Objects.requireNonNull(job, "job must not be null");
 		Validate.topic(job.topic());
 		if (job.id() != null) {

@@ -64,6 +64,7 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 				assertThat(items.concurrency()).isNull();
 				assertThat(items.maxAttempts()).isNull();
 				assertThat(items.timeout()).isNull();
+				assertThat(items.rateLimit()).isNull();
 				ListenerMethod text = listeners.get("resolved");
 				assertThat(text.payloadType()).isEqualTo(String.class);
 				assertThat(text.payloadIndex()).isOne();
@@ -71,6 +72,7 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 				assertThat(text.concurrency()).isEqualTo(3);
 				assertThat(text.maxAttempts()).isEqualTo(2);
 				assertThat(text.timeout()).isEqualTo(Duration.ofSeconds(45));
+				assertThat(text.rateLimit()).isEqualTo("5/1s");
 				assertThat(text.description())
 					.isEqualTo("method " + Listeners.class.getName() + ".onText(Delivery, String) of bean 'listeners'");
 			});
@@ -124,6 +126,13 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 	@Test
 	void timeoutThatIsNoPositiveDurationFails() {
 		assertRefused(BadTimeout.class, "of bean 'badTimeout' has timeout = \"-1s\"; it must be a positive duration");
+	}
+
+	@Test
+	void rateLimitThatIsMalformedFailsNamingTheValue() {
+		assertRefused(BadRateLimit.class,
+				"of bean 'badRateLimit' has rateLimit = \"100 per second\"; rate limit must be permits per window, "
+						+ "such as 100/1s");
 	}
 
 	@Test
@@ -193,7 +202,7 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 		}
 
 		@RedeqListener(topic = "${app.topic}", concurrency = "${app.concurrency}", maxAttempts = "#{1 + 1}",
-				timeout = "${app.timeout:45s}")
+				timeout = "${app.timeout:45s}", rateLimit = "${app.rate:5/1s}")
 		void onText(Delivery delivery, String text) {
 		}
 
@@ -265,6 +274,14 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 	static class BadConcurrency {
 
 		@RedeqListener(topic = "bad", concurrency = "${missing.concurrency:zero}")
+		void handle(String payload) {
+		}
+
+	}
+
+	static class BadRateLimit {
+
+		@RedeqListener(topic = "bad", rateLimit = "100 per second")
 		void handle(String payload) {
 		}
 

@@ -1,6 +1,7 @@
 package io.redeq.spring.boot.autoconfigure;
 
 import io.lettuce.core.AbstractRedisClient;
+import io.micrometer.observation.ObservationRegistry;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -22,6 +23,8 @@ import io.redeq.JobLifecycleListener;
 import io.redeq.Redeq;
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
+import io.redeq.RedeqProcessObservationConvention;
+import io.redeq.RedeqScheduleObservationConvention;
 import io.redeq.spring.transaction.TransactionAwareRedeqClient;
 
 /**
@@ -77,7 +80,10 @@ public final class RedeqAutoConfiguration {
 		Redeq redeq(RedeqProperties properties, ObjectProvider<RedisConnectionFactory> connectionFactory,
 				ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<ObjectMapper> objectMapper,
 				ObjectProvider<JobLifecycleListener> lifecycleListeners,
-				ObjectProvider<RedeqBuilderCustomizer> customizers) {
+				ObjectProvider<RedeqBuilderCustomizer> customizers,
+				ObjectProvider<ObservationRegistry> observationRegistry,
+				ObjectProvider<RedeqScheduleObservationConvention> scheduleConvention,
+				ObjectProvider<RedeqProcessObservationConvention> processConvention) {
 			// Started by RedeqEngineLifecycle, not here: a bean's creation must not write
 			// to Redis, and the migrator must not run in a context that then fails.
 			Redeq.Builder builder = Redeq.builder(nativeClient(connectionFactory))
@@ -91,13 +97,26 @@ public final class RedeqAutoConfiguration {
 				builder.payloadMapper(mapper);
 			}
 			lifecycleListeners.orderedStream().forEach(builder::lifecycleListener);
+			if (properties.getObservation().isEnabled()) {
+				// Like spring-kafka's observationEnabled: off by default, so that an
+				// application with tracing on does not store trace context with every job
+				// unless it asks to.
+				builder.observationRegistry(observationRegistry.getIfUnique())
+					.scheduleObservationConvention(scheduleConvention.getIfUnique())
+					.processObservationConvention(processConvention.getIfUnique());
+			}
 			customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
 			return builder.build();
 		}
 
 		@Bean
-		RedeqEngineLifecycle redeqEngineLifecycle(Redeq redeq) {
-			return new RedeqEngineLifecycle(redeq);
+		RedeqEngineLifecycle redeqEngineLifecycle(Redeq redeq, RedeqProperties properties,
+				ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<ObjectMapper> objectMapper) {
+			ObjectMapper mapper = jsonMapper.getIfUnique();
+			if (mapper == null) {
+				mapper = objectMapper.getIfUnique(JsonMapper::new);
+			}
+			return new RedeqEngineLifecycle(redeq, RedeqPropertiesMapper.recurring(properties, mapper));
 		}
 
 		/**

@@ -1,6 +1,8 @@
 package io.redeq.spring.boot.autoconfigure;
 
 import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -9,7 +11,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
+import io.redeq.Recurring;
 import io.redeq.RedeqOptions;
+import io.redeq.spring.journal.JournalSchema;
 
 /**
  * Configuration properties of redeq ({@code redeq.*}). The Redis connection itself is
@@ -91,10 +95,25 @@ public class RedeqProperties {
 
 	private final Health health = new Health();
 
+	private final Redis redis = new Redis();
+
+	private final Observation observation = new Observation();
+
+	private final Dashboard dashboard = new Dashboard();
+
+	private final Journal journal = new Journal();
+
 	/**
-	 * Per-topic overrides of the consumer.* settings, keyed by topic name.
+	 * Per-topic overrides of the consumer.* settings, keyed by topic name: concurrency,
+	 * timeout, max-attempts and backoff.*; unset ones fall back to redeq.consumer.*.
 	 */
 	private Map<String, Topic> topics = new LinkedHashMap<>();
+
+	/**
+	 * Recurring jobs declared at every startup, keyed by their id (the job id of each
+	 * occurrence); declaring the same one again changes nothing.
+	 */
+	private Map<String, RecurringJob> recurring = new LinkedHashMap<>();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -172,6 +191,22 @@ public class RedeqProperties {
 		return this.health;
 	}
 
+	public Redis getRedis() {
+		return this.redis;
+	}
+
+	public Observation getObservation() {
+		return this.observation;
+	}
+
+	public Dashboard getDashboard() {
+		return this.dashboard;
+	}
+
+	public Journal getJournal() {
+		return this.journal;
+	}
+
 	public Migrator getMigrator() {
 		return this.migrator;
 	}
@@ -194,6 +229,14 @@ public class RedeqProperties {
 
 	public void setTopics(Map<String, Topic> topics) {
 		this.topics = topics;
+	}
+
+	public Map<String, RecurringJob> getRecurring() {
+		return this.recurring;
+	}
+
+	public void setRecurring(Map<String, RecurringJob> recurring) {
+		this.recurring = recurring;
 	}
 
 	/**
@@ -284,8 +327,8 @@ public class RedeqProperties {
 		private int maxAttempts = RedeqOptions.DEFAULT_MAX_ATTEMPTS;
 
 		/**
-		 * Whether idle consumers wait in Redis with BLPOP; disable behind proxies that do
-		 * not support blocking commands.
+		 * Whether idle consumers wait in Redis with BLPOP; ignored (never blocking) when
+		 * redis.proxy-mode is enabled.
 		 */
 		private boolean blocking = RedeqOptions.DEFAULT_BLOCKING;
 
@@ -469,6 +512,52 @@ public class RedeqProperties {
 	}
 
 	/**
+	 * How redeq uses the Redis connection that {@code spring.data.redis.*} configures.
+	 */
+	public static class Redis {
+
+		/**
+		 * Whether Redis is reached through a proxy that forbids pub/sub and blocking
+		 * commands (Codis, Twemproxy, some managed services). When enabled, redeq sends
+		 * no SUBSCRIBE, PUBLISH or blocking command (consumer.blocking is then ignored):
+		 * migrators wake from their own timers and the sweep, consumers are woken by
+		 * their own instance's migrator and otherwise poll.
+		 */
+		private boolean proxyMode = RedeqOptions.DEFAULT_PROXY_MODE;
+
+		public boolean isProxyMode() {
+			return this.proxyMode;
+		}
+
+		public void setProxyMode(boolean proxyMode) {
+			this.proxyMode = proxyMode;
+		}
+
+	}
+
+	/**
+	 * Micrometer Observation (tracing) of scheduling and handling.
+	 */
+	public static class Observation {
+
+		/**
+		 * Whether scheduling and handler runs are observed with Micrometer Observation
+		 * (needs an ObservationRegistry bean): each schedule stores the W3C trace context
+		 * with its job, and the handler's span continues that trace.
+		 */
+		private boolean enabled = false;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+	}
+
+	/**
 	 * Thresholds of the {@code redeq} health indicator.
 	 */
 	public static class Health {
@@ -505,7 +594,159 @@ public class RedeqProperties {
 	}
 
 	/**
+	 * Web dashboard of the queues, on Spring MVC (servlet) applications.
+	 */
+	public static class Dashboard {
+
+		/**
+		 * Whether to serve the web dashboard.
+		 */
+		private boolean enabled = false;
+
+		/**
+		 * Path the dashboard is served under.
+		 */
+		private String path = "/redeq";
+
+		/**
+		 * Whether to hide and refuse the dashboard's actions (cancel, requeue, purge).
+		 */
+		private boolean readOnly = false;
+
+		/**
+		 * Role a user needs for the dashboard's actions when Spring Security is present;
+		 * without Spring Security the application must protect the path itself.
+		 */
+		private String actionRole = "REDEQ_ADMIN";
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getPath() {
+			return this.path;
+		}
+
+		public void setPath(String path) {
+			this.path = path;
+		}
+
+		public boolean isReadOnly() {
+			return this.readOnly;
+		}
+
+		public void setReadOnly(boolean readOnly) {
+			this.readOnly = readOnly;
+		}
+
+		public String getActionRole() {
+			return this.actionRole;
+		}
+
+		public void setActionRole(String actionRole) {
+			this.actionRole = actionRole;
+		}
+
+	}
+
+	/**
+	 * A recurring job: the same meaning as {@code Recurring.builder(topic)}; set
+	 * {@code cron} or {@code every}.
+	 */
+	public static class RecurringJob {
+
+		/**
+		 * Topic of its occurrences, run by that topic's listener.
+		 */
+		private @Nullable String topic;
+
+		/**
+		 * Cron expression in Spring's syntax (six fields: second minute hour day-of-month
+		 * month day-of-week, or a macro such as @daily).
+		 */
+		private @Nullable String cron;
+
+		/**
+		 * Fixed period between ticks, instead of a cron expression; at least 1s.
+		 */
+		private @Nullable Duration every;
+
+		/**
+		 * Time zone the cron expression is read in.
+		 */
+		private ZoneId zone = ZoneOffset.UTC;
+
+		/**
+		 * Payload of each occurrence as JSON text, e.g. '{"name":"sales"}'.
+		 */
+		private @Nullable String payload;
+
+		/**
+		 * What happens to ticks that passed while no instance ran: RUN_ONCE runs one
+		 * occurrence for all of them, SKIP drops those more than a minute late.
+		 */
+		private Recurring.Missed missed = Recurring.Missed.RUN_ONCE;
+
+		public @Nullable String getTopic() {
+			return this.topic;
+		}
+
+		public void setTopic(@Nullable String topic) {
+			this.topic = topic;
+		}
+
+		public @Nullable String getCron() {
+			return this.cron;
+		}
+
+		public void setCron(@Nullable String cron) {
+			this.cron = cron;
+		}
+
+		public @Nullable Duration getEvery() {
+			return this.every;
+		}
+
+		public void setEvery(@Nullable Duration every) {
+			this.every = every;
+		}
+
+		public ZoneId getZone() {
+			return this.zone;
+		}
+
+		public void setZone(ZoneId zone) {
+			this.zone = zone;
+		}
+
+		public @Nullable String getPayload() {
+			return this.payload;
+		}
+
+		public void setPayload(@Nullable String payload) {
+			this.payload = payload;
+		}
+
+		public Recurring.Missed getMissed() {
+			return this.missed;
+		}
+
+		public void setMissed(Recurring.Missed missed) {
+			this.missed = missed;
+		}
+
+	}
+
+	/**
 	 * Overrides of the consumer.* settings for one topic; unset values fall back to them.
+	 * Spring Boot's annotation processor does not describe the values of a map, so
+	 * {@code additional-spring-configuration-metadata.json} lists these keys as
+	 * {@code redeq.topics.*.<key>}, and {@code RedeqPropertiesTests} checks that it lists
+	 * each of them.
 	 */
 	public static class Topic {
 
@@ -524,6 +765,12 @@ public class RedeqProperties {
 		 * Maximum number of deliveries before a failing job of this topic is dead.
 		 */
 		private @Nullable Integer maxAttempts;
+
+		/**
+		 * Most job starts of this topic per window across all instances, such as 100/1s
+		 * (units ms, s, m, h, d); jobs beyond it wait READY. Unset means unlimited.
+		 */
+		private @Nullable String rateLimit;
 
 		private final TopicBackoff backoff = new TopicBackoff();
 
@@ -549,6 +796,14 @@ public class RedeqProperties {
 
 		public void setMaxAttempts(@Nullable Integer maxAttempts) {
 			this.maxAttempts = maxAttempts;
+		}
+
+		public @Nullable String getRateLimit() {
+			return this.rateLimit;
+		}
+
+		public void setRateLimit(@Nullable String rateLimit) {
+			this.rateLimit = rateLimit;
 		}
 
 		public TopicBackoff getBackoff() {
@@ -616,6 +871,137 @@ public class RedeqProperties {
 
 		boolean isEmpty() {
 			return this.initial == null && this.multiplier == null && this.max == null && this.jitter == null;
+		}
+
+	}
+
+	/**
+	 * The journal in the application's database: a transactional outbox for jobs
+	 * scheduled in a transaction, and a record of each job's life from which jobs Redis
+	 * lost can be sent again.
+	 */
+	public static class Journal {
+
+		/**
+		 * Whether to keep the journal; needs a DataSource and spring-jdbc.
+		 */
+		private boolean enabled = false;
+
+		/**
+		 * When to create the journal's table: embedded (on an embedded database only),
+		 * always, or never (the application's migrations create it).
+		 */
+		private JournalSchema.Initialization initializeSchema = JournalSchema.Initialization.EMBEDDED;
+
+		/**
+		 * Prefix of the journal's table name; the table is the prefix followed by "job".
+		 */
+		private String tablePrefix = "redeq_";
+
+		/**
+		 * How long the rows of finished jobs (completed, dead, cancelled) stay in the
+		 * journal before they are deleted.
+		 */
+		private Duration retention = Duration.ofDays(7);
+
+		/**
+		 * Whether to send the journal's pending jobs to Redis again, without being asked,
+		 * when redeq notices that Redis lost its data.
+		 */
+		private boolean autoRecover = false;
+
+		/**
+		 * How often each instance looks for outbox rows whose send after commit did not
+		 * happen.
+		 */
+		private Duration relayInterval = Duration.ofSeconds(1);
+
+		/**
+		 * How often each instance checks whether Redis lost its data.
+		 */
+		private Duration checkInterval = Duration.ofSeconds(5);
+
+		/**
+		 * How many journal events wait in memory at most while the database is slow or
+		 * down; further events are dropped (and counted) until it catches up.
+		 */
+		private int bufferCapacity = 100_000;
+
+		/**
+		 * How many rows one journal transaction writes, relays or deletes at most.
+		 */
+		private int batchSize = 500;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public JournalSchema.Initialization getInitializeSchema() {
+			return this.initializeSchema;
+		}
+
+		public void setInitializeSchema(JournalSchema.Initialization initializeSchema) {
+			this.initializeSchema = initializeSchema;
+		}
+
+		public String getTablePrefix() {
+			return this.tablePrefix;
+		}
+
+		public void setTablePrefix(String tablePrefix) {
+			this.tablePrefix = tablePrefix;
+		}
+
+		public Duration getRetention() {
+			return this.retention;
+		}
+
+		public void setRetention(Duration retention) {
+			this.retention = retention;
+		}
+
+		public boolean isAutoRecover() {
+			return this.autoRecover;
+		}
+
+		public void setAutoRecover(boolean autoRecover) {
+			this.autoRecover = autoRecover;
+		}
+
+		public Duration getRelayInterval() {
+			return this.relayInterval;
+		}
+
+		public void setRelayInterval(Duration relayInterval) {
+			this.relayInterval = relayInterval;
+		}
+
+		public Duration getCheckInterval() {
+			return this.checkInterval;
+		}
+
+		public void setCheckInterval(Duration checkInterval) {
+			this.checkInterval = checkInterval;
+		}
+
+		public int getBufferCapacity() {
+			return this.bufferCapacity;
+		}
+
+		public void setBufferCapacity(int bufferCapacity) {
+			this.bufferCapacity = bufferCapacity;
+		}
+
+		public int getBatchSize() {
+			return this.batchSize;
+		}
+
+		public void setBatchSize(int batchSize) {
+			this.batchSize = batchSize;
 		}
 
 	}

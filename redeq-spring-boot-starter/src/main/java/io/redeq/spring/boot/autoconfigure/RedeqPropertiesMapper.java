@@ -1,15 +1,23 @@
 package io.redeq.spring.boot.autoconfigure;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.ObjectMapper;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
 import io.redeq.Backoff;
+import io.redeq.Recurring;
 import io.redeq.RedeqOptions;
 import io.redeq.SubscriptionOptions;
+import io.redeq.control.RateLimit;
 import io.redeq.internal.InvalidValueException;
+import io.redeq.spring.journal.JournalSettings;
 
 /**
  * Turns {@link RedeqProperties} into the core's {@link RedeqOptions} and
@@ -42,6 +50,7 @@ final class RedeqPropertiesMapper {
 		options.backoff(backoff("redeq.consumer.backoff", consumer.getBackoff()));
 		options.blocking(consumer.isBlocking());
 		map("redeq.consumer.poll-interval", consumer.getPollInterval(), options::pollInterval);
+		options.proxyMode(properties.getRedis().isProxyMode());
 		map("redeq.shutdown-timeout", properties.getShutdownTimeout(), options::shutdownTimeout);
 		map("redeq.dead-letter.retention", properties.getDeadLetter().getRetention(), options::deadLetterRetention);
 		map("redeq.command-timeout", properties.getCommandTimeout(), options::commandTimeout);
@@ -52,9 +61,61 @@ final class RedeqPropertiesMapper {
 	}
 
 	/**
+	 * The recurring jobs of {@code redeq.recurring.<id>.*}, checked (without Redis): a
+	 * bad cron, period or payload fails the startup naming its key.
+	 */
+	static List<Recurring> recurring(RedeqProperties properties, ObjectMapper mapper) {
+		List<Recurring> all = new ArrayList<>();
+		properties.getRecurring().forEach((id, job) -> {
+			String key = "redeq.recurring." + id;
+			if (job.getTopic() == null) {
+				throw new InvalidConfigurationPropertyValueException(key + ".topic", null,
+						"every recurring job needs the topic of its occurrences");
+			}
+			Recurring.Builder builder = Recurring.builder(job.getTopic())
+				.id(id)
+				.zone(job.getZone())
+				.missed(job.getMissed());
+			if (job.getCron() != null) {
+				builder.cron(job.getCron());
+			}
+			if (job.getEvery() != null) {
+				builder.every(job.getEvery());
+			}
+			if (job.getPayload() != null) {
+				try {
+					builder.payload(mapper.readTree(job.getPayload()));
+				}
+				catch (JacksonException ex) {
+					throw new InvalidConfigurationPropertyValueException(key + ".payload", job.getPayload(),
+							"must be JSON text: " + ex.getOriginalMessage());
+				}
+			}
+			try {
+				all.add(builder.build());
+			}
+			catch (IllegalArgumentException | IllegalStateException ex) {
+				throw new InvalidConfigurationPropertyValueException(key, id, ex.getMessage());
+			}
+		});
+		return all;
+	}
+
+	/**
 	 * The topic's overrides on top of nothing: unset values are left to the engine's
 	 * {@code redeq.consumer.*} defaults.
 	 */
+	/** The journal's settings; a grace of twice the relay interval, at least 2 s. */
+	static JournalSettings journalSettings(RedeqProperties.Journal journal) {
+		Duration grace = journal.getRelayInterval().multipliedBy(2);
+		if (grace.compareTo(Duration.ofSeconds(2)) < 0) {
+			grace = Duration.ofSeconds(2);
+		}
+		return new JournalSettings(journal.getTablePrefix(), journal.getRetention(), journal.isAutoRecover(),
+				journal.getRelayInterval(), grace, journal.getCheckInterval(), journal.getBufferCapacity(),
+				journal.getBatchSize());
+	}
+
 	static SubscriptionOptions.Builder topicOptions(String topic, RedeqProperties.Topic settings,
 			RedeqProperties.Backoff defaultBackoff) {
 		String key = "redeq.topics." + topic;
@@ -62,6 +123,10 @@ final class RedeqPropertiesMapper {
 		mapIfSet(key + ".concurrency", settings.getConcurrency(), builder::concurrency);
 		mapIfSet(key + ".max-attempts", settings.getMaxAttempts(), builder::maxAttempts);
 		mapIfSet(key + ".timeout", settings.getTimeout(), builder::timeout);
+		mapIfSet(key + ".rate-limit", settings.getRateLimit(), (text) -> {
+			RateLimit limit = RateLimit.parse(text);
+			builder.rateLimit(limit.permits(), limit.window());
+		});
 		RedeqProperties.TopicBackoff backoff = settings.getBackoff();
 		if (!backoff.isEmpty()) {
 			RedeqProperties.Backoff merged = new RedeqProperties.Backoff();

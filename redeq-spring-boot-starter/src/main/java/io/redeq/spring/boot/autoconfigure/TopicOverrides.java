@@ -35,7 +35,7 @@ final class TopicOverrides {
 	 */
 	private static final List<List<String>> SETTINGS = List.of(List.of("backoff", "initial"),
 			List.of("backoff", "multiplier"), List.of("backoff", "max"), List.of("backoff", "jitter"),
-			List.of("concurrency"), List.of("timeout"), List.of("max-attempts"));
+			List.of("concurrency"), List.of("timeout"), List.of("max-attempts"), List.of("rate-limit"));
 
 	private TopicOverrides() {
 	}

@@ -22,8 +22,9 @@ import io.redeq.TopicStats;
  * Redis, when the snapshot is too old (a refresh hangs), when due jobs wait in the delay
  * index longer than the migration lag threshold (no migrator keeps up), or when READY
  * jobs of a topic this instance consumes wait longer than the ready wait threshold (its
- * consumers are stuck). Details name the reasons, per-topic counts, owned buckets,
- * migration lag and the instance id.
+ * consumers are stuck; a paused topic's jobs wait on purpose and do not count). Details
+ * name the reasons, paused topics, per-topic counts, owned buckets, migration lag and the
+ * instance id.
  *
  * @since 0.1.0
  */
@@ -67,7 +68,9 @@ public class RedeqHealthIndicator implements HealthIndicator {
 						+ "redeq.migrator.enabled=true");
 			}
 			snapshot.oldestReadyWait().forEach((topic, wait) -> {
-				if (snapshot.subscribedTopics().contains(topic) && wait.compareTo(this.readyWaitThreshold) > 0) {
+				// A paused topic's jobs wait READY on purpose.
+				if (snapshot.subscribedTopics().contains(topic) && !snapshot.pausedTopics().contains(topic)
+						&& wait.compareTo(this.readyWaitThreshold) > 0) {
 					problems.add("READY jobs of topic '" + topic + "' have waited " + wait.toMillis()
 							+ " ms for a handler (threshold " + this.readyWaitThreshold.toMillis()
 							+ " ms); its consumers are stuck or too slow");
@@ -83,6 +86,7 @@ public class RedeqHealthIndicator implements HealthIndicator {
 			.withDetail("migrationLagMillis", snapshot.migrationLag().toMillis())
 			.withDetail("ownedBuckets", snapshot.ownedBuckets())
 			.withDetail("subscribedTopics", snapshot.subscribedTopics())
+			.withDetail("pausedTopics", snapshot.pausedTopics())
 			.withDetail("topics", topics(snapshot))
 			.build();
 	}
@@ -105,6 +109,9 @@ public class RedeqHealthIndicator implements HealthIndicator {
 			counts.put("ready", stats.ready());
 			counts.put("inFlight", stats.inFlight());
 			counts.put("dead", stats.dead());
+			if (snapshot.pausedTopics().contains(stats.topic())) {
+				counts.put("paused", true);
+			}
 			Duration wait = snapshot.oldestReadyWait().get(stats.topic());
 			if (wait != null) {
 				counts.put("oldestReadyWaitMillis", wait.toMillis());

@@ -1,14 +1,18 @@
 package io.redeq.spring.boot.autoconfigure;
 
 import java.time.Duration;
+import java.time.ZoneId;
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.util.unit.DataSize;
 
 import io.redeq.Backoff;
+import io.redeq.Recurring;
 import io.redeq.RedeqOptions;
 import io.redeq.SubscriptionOptions;
 
@@ -46,6 +50,7 @@ class RedeqPropertiesMapperTests {
 		properties.getConsumer().setMaxAttempts(9);
 		properties.getConsumer().setBlocking(false);
 		properties.getConsumer().setPollInterval(Duration.ofMillis(250));
+		properties.getRedis().setProxyMode(true);
 		properties.getConsumer().getBackoff().setInitial(Duration.ofSeconds(2));
 		properties.getConsumer().getBackoff().setMultiplier(3.0);
 		properties.getConsumer().getBackoff().setMax(Duration.ofMinutes(1));
@@ -68,6 +73,7 @@ class RedeqPropertiesMapperTests {
 			.backoff(new Backoff(Duration.ofSeconds(2), 3.0, Duration.ofMinutes(1), 0.0))
 			.blocking(false)
 			.pollInterval(Duration.ofMillis(250))
+			.proxyMode(true)
 			.shutdownTimeout(Duration.ofSeconds(4))
 			.deadLetterRetention(Duration.ofDays(1))
 			.commandTimeout(Duration.ofSeconds(3))
@@ -139,6 +145,35 @@ class RedeqPropertiesMapperTests {
 	}
 
 	@Test
+	void aTopicsRateLimitIsReadAndABadOneNamesThePropertyAndTheValue() {
+		RedeqProperties.Topic topic = new RedeqProperties.Topic();
+		topic.setRateLimit("100/1s");
+		SubscriptionOptions options = RedeqPropertiesMapper
+			.topicOptions("mail.send", topic, new RedeqProperties.Backoff())
+			.build();
+		assertThat(options.rateLimitPermits()).isEqualTo(100);
+		assertThat(options.rateLimitWindow()).isEqualTo(Duration.ofSeconds(1));
+		assertThat(RedeqPropertiesMapper
+			.topicOptions("mail.send", new RedeqProperties.Topic(), new RedeqProperties.Backoff())
+			.build()
+			.rateLimitPermits()).isNull();
+
+		topic.setRateLimit("100 per second");
+		assertThatExceptionOfType(InvalidConfigurationPropertyValueException.class)
+			.isThrownBy(() -> RedeqPropertiesMapper.topicOptions("mail.send", topic, new RedeqProperties.Backoff()))
+			.satisfies((ex) -> {
+				assertThat(ex.getName()).isEqualTo("redeq.topics.mail.send.rate-limit");
+				assertThat(ex.getValue()).isEqualTo("100 per second");
+				assertThat(ex.getReason()).contains("such as 100/1s");
+			});
+		topic.setRateLimit("0/1s");
+		assertThatExceptionOfType(InvalidConfigurationPropertyValueException.class)
+			.isThrownBy(() -> RedeqPropertiesMapper.topicOptions("mail.send", topic, new RedeqProperties.Backoff()))
+			.withMessageContaining("redeq.topics.mail.send.rate-limit")
+			.withMessageContaining("between 1 and 1000000");
+	}
+
+	@Test
 	void topicBackoffFillsItsGapsFromTheConsumerBackoff() {
 		RedeqProperties.Topic topic = new RedeqProperties.Topic();
 		topic.getBackoff().setInitial(Duration.ofSeconds(3));
@@ -174,6 +209,56 @@ class RedeqPropertiesMapperTests {
 		assertThatExceptionOfType(InvalidConfigurationPropertyValueException.class)
 			.isThrownBy(() -> new PropertiesListenerDefaults(Map.of("t", topic), new RedeqProperties.Backoff()))
 			.satisfies((ex) -> assertThat(ex.getName()).isEqualTo("redeq.topics.t.timeout"));
+	}
+
+	@Test
+	void recurringJobsAreBuiltFromTheirKeysWithTheIdOfTheirKey() {
+		RedeqProperties properties = new RedeqProperties();
+		RedeqProperties.RecurringJob daily = new RedeqProperties.RecurringJob();
+		daily.setTopic("report.daily");
+		daily.setCron("0 0 9 * * MON-FRI");
+		daily.setZone(ZoneId.of("Europe/Berlin"));
+		daily.setPayload("{\"name\":\"sales\"}");
+		properties.getRecurring().put("daily-sales", daily);
+
+		List<Recurring> recurring = RedeqPropertiesMapper.recurring(properties, JsonMapper.builder().build());
+
+		assertThat(recurring).singleElement().satisfies((job) -> {
+			assertThat(job.id()).isEqualTo("daily-sales");
+			assertThat(job.topic()).isEqualTo("report.daily");
+			assertThat(job.cron()).isEqualTo("0 0 9 * * MON-FRI");
+			assertThat(job.zone()).isEqualTo(ZoneId.of("Europe/Berlin"));
+			assertThat(job.missed()).isEqualTo(Recurring.Missed.RUN_ONCE);
+			assertThat(job.payload()).hasToString("{\"name\":\"sales\"}");
+		});
+	}
+
+	@Test
+	void aBadRecurringJobIsReportedAgainstItsKey() {
+		RedeqProperties.RecurringJob job = new RedeqProperties.RecurringJob();
+		job.setTopic("report");
+		job.setCron("61 * * * * *");
+		assertThatExceptionOfType(InvalidConfigurationPropertyValueException.class)
+			.isThrownBy(() -> recurring("bad-cron", job))
+			.satisfies((ex) -> assertThat(ex.getName()).isEqualTo("redeq.recurring.bad-cron"))
+			.withMessageContaining("'61 * * * * *'");
+
+		job.setCron("0 * * * * *");
+		job.setPayload("{not json");
+		assertThatExceptionOfType(InvalidConfigurationPropertyValueException.class)
+			.isThrownBy(() -> recurring("bad-payload", job))
+			.satisfies((ex) -> assertThat(ex.getName()).isEqualTo("redeq.recurring.bad-payload.payload"));
+
+		job.setTopic(null);
+		assertThatExceptionOfType(InvalidConfigurationPropertyValueException.class)
+			.isThrownBy(() -> recurring("no-topic", job))
+			.satisfies((ex) -> assertThat(ex.getName()).isEqualTo("redeq.recurring.no-topic.topic"));
+	}
+
+	private static List<Recurring> recurring(String id, RedeqProperties.RecurringJob job) {
+		RedeqProperties properties = new RedeqProperties();
+		properties.getRecurring().put(id, job);
+		return RedeqPropertiesMapper.recurring(properties, JsonMapper.builder().build());
 	}
 
 }

@@ -21,9 +21,11 @@ class TopicOverridesTests {
 			.withProperty("redeq.topics.order.timeout.timeout", "30s")
 			.withProperty("redeq.topics[reminder.email].max-attempts", "5")
 			.withProperty("redeq.topics[reminder.email].backoff.initial", "3s")
-			.withProperty("redeq.topics.plain.backoff.max", "1h");
+			.withProperty("redeq.topics.plain.backoff.max", "1h")
+			.withProperty("redeq.topics.mail.send.rate-limit", "100/1s");
 		Map<String, RedeqProperties.Topic> topics = TopicOverrides.resolve(environment, new RedeqProperties());
-		assertThat(topics).containsOnlyKeys("order.timeout", "reminder.email", "plain");
+		assertThat(topics).containsOnlyKeys("order.timeout", "reminder.email", "plain", "mail.send");
+		assertThat(topics.get("mail.send").getRateLimit()).isEqualTo("100/1s");
 		assertThat(topics.get("order.timeout").getConcurrency()).isEqualTo(8);
 		assertThat(topics.get("order.timeout").getTimeout()).isEqualTo(Duration.ofSeconds(30));
 		assertThat(topics.get("reminder.email").getMaxAttempts()).isEqualTo(5);

@@ -33,9 +33,13 @@ import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
  * <li>{@code GET /actuator/redeq/{topic}?offset=0&limit=20}: a page of the topic's dead
  * jobs;</li>
  * <li>{@code POST /actuator/redeq/{topic}} with {@code {"action":"requeue"}} requeues
- * every dead job of the topic, with {@code {"action":"purge"}} deletes them;</li>
+ * every dead job of the topic, with {@code {"action":"purge"}} deletes them, with
+ * {@code {"action":"pause"}} or {@code {"action":"resume"}} pauses or resumes the topic
+ * on every instance;</li>
  * <li>{@code POST /actuator/redeq/{topic}/{id}} with {@code {"action":"requeue"}}
- * requeues one.</li>
+ * requeues one dead job, with {@code {"action":"promote"}} makes a DELAYED job due now;
+ * with {@code {"action":"cancel-recurring"}} removes the recurring job of that topic and
+ * id (the overview lists them under {@code recurring}).</li>
  * </ul>
  * Writes name their action in the body rather than relying on the verb alone, so that a
  * stray POST cannot requeue or purge a whole topic. The overview takes a fresh snapshot
@@ -76,14 +80,32 @@ public class RedeqEndpoint {
 			TopicStats stats = snapshot.topics().getOrDefault(topic, new TopicStats(topic, 0, 0, 0, 0));
 			Long wait = (snapshot.oldestReadyWait().get(topic) != null)
 					? snapshot.oldestReadyWait().get(topic).toMillis() : null;
-			topics.put(topic,
-					new TopicDescriptor(stats.delayed(), stats.ready(), stats.inFlight(), stats.dead(), wait));
+			topics.put(topic, new TopicDescriptor(stats.delayed(), stats.ready(), stats.inFlight(), stats.dead(), wait,
+					snapshot.pausedTopics().contains(topic)));
 		}
 		return new RedeqDescriptor(this.redeq.instanceId(), this.redeq.options().prefix(), snapshot.redisReachable(),
 				snapshot.error(), snapshot.takenAt().toString(), snapshot.migrationLag().toMillis(),
 				new BucketsDescriptor(this.redeq.options().buckets(), this.redeq.options().migratorEnabled(),
 						snapshot.ownedBuckets()),
-				topics, listeners(snapshot));
+				topics, listeners(snapshot), recurring(snapshot.redisReachable()));
+	}
+
+	private List<RecurringDescriptor> recurring(boolean redisReachable) {
+		if (!redisReachable) {
+			return List.of();
+		}
+		try {
+			return this.redeq.admin()
+				.recurring()
+				.stream()
+				.map((job) -> new RecurringDescriptor(job.topic(), job.id(), job.cron(),
+						(job.every() != null) ? job.every().toString() : null, job.zone().getId(), job.missed().name(),
+						job.payload(), (job.nextTick() != null) ? job.nextTick().toString() : null))
+				.toList();
+		}
+		catch (RuntimeException ex) {
+			return List.of(); // the snapshot already says whether Redis answers
+		}
 	}
 
 	private List<ListenerDescriptor> listeners(RedeqSnapshot snapshot) {
@@ -93,19 +115,25 @@ public class RedeqEndpoint {
 		if (this.listeners != null) {
 			for (ListenerMethod listener : this.listeners.listeners().values()) {
 				SubscriptionOptions options = this.listeners.subscriptionOptions(listener);
-				result.add(new ListenerDescriptor(listener.topic(), listener.description(),
-						options.concurrency(defaults), options.maxAttempts(defaults),
-						options.timeout(defaults).toMillis(), this.listeners.subscription(listener.topic()) != null));
+				result
+					.add(new ListenerDescriptor(listener.topic(), listener.description(), options.concurrency(defaults),
+							options.maxAttempts(defaults), options.timeout(defaults).toMillis(),
+							this.listeners.subscription(listener.topic()) != null, rateLimit(options)));
 				described.add(listener.topic());
 			}
 		}
 		for (String topic : snapshot.subscribedTopics()) {
 			if (described.add(topic)) {
 				// Subscribed through Redeq.subscribe(...) rather than @RedeqListener.
-				result.add(new ListenerDescriptor(topic, null, null, null, null, true));
+				result.add(new ListenerDescriptor(topic, null, null, null, null, true, null));
 			}
 		}
 		return result;
+	}
+
+	private static @Nullable String rateLimit(SubscriptionOptions options) {
+		return (options.rateLimitPermits() != null)
+				? options.rateLimitPermits() + "/" + options.rateLimitWindow().toMillis() + "ms" : null;
 	}
 
 	@ReadOperation
@@ -128,22 +156,33 @@ public class RedeqEndpoint {
 					invalidAsBadRequest(() -> this.redeq.admin().requeueAllDead(topic)));
 			case "purge" -> new DeadJobsActionResult(topic, null, action,
 					invalidAsBadRequest(() -> this.redeq.admin().purgeDead(topic)));
+			case "pause" -> new DeadJobsActionResult(topic, null, action, invalidAsBadRequest(() -> {
+				this.redeq.admin().pause(topic);
+				return 1L;
+			}));
+			case "resume" -> new DeadJobsActionResult(topic, null, action, invalidAsBadRequest(() -> {
+				this.redeq.admin().resume(topic);
+				return 1L;
+			}));
 			default -> throw new InvalidEndpointRequestException(
-					"Unknown action '" + action + "' for the dead jobs of topic '" + topic
-							+ "'; use \"requeue\" or \"purge\"",
-					"Unknown action '" + action + "'; use \"requeue\" or \"purge\"");
+					"Unknown action '" + action + "' for topic '" + topic
+							+ "'; use \"requeue\", \"purge\", \"pause\" or \"resume\"",
+					"Unknown action '" + action + "'; use \"requeue\", \"purge\", \"pause\" or \"resume\"");
 		};
 	}
 
 	@WriteOperation
 	public DeadJobsActionResult deadJobAction(@Selector String topic, @Selector String id, String action) {
-		if (!action.equals("requeue")) {
-			throw new InvalidEndpointRequestException("Unknown action '" + action + "' for dead job '" + id
-					+ "' of topic '" + topic + "'; use \"requeue\"",
-					"Unknown action '" + action + "'; use \"requeue\"");
-		}
-		boolean requeued = invalidAsBadRequest(() -> this.redeq.admin().requeueDead(topic, id));
-		return new DeadJobsActionResult(topic, id, action, requeued ? 1 : 0);
+		boolean done = switch (action) {
+			case "requeue" -> invalidAsBadRequest(() -> this.redeq.admin().requeueDead(topic, id));
+			case "promote" -> invalidAsBadRequest(() -> this.redeq.admin().promote(topic, id));
+			case "cancel-recurring" -> invalidAsBadRequest(() -> this.redeq.admin().cancelRecurring(topic, id));
+			default -> throw new InvalidEndpointRequestException(
+					"Unknown action '" + action + "' for job '" + id + "' of topic '" + topic
+							+ "'; use \"requeue\", \"promote\" or \"cancel-recurring\"",
+					"Unknown action '" + action + "'; use \"requeue\", \"promote\" or \"cancel-recurring\"");
+		};
+		return new DeadJobsActionResult(topic, id, action, done ? 1 : 0);
 	}
 
 	/**
@@ -172,10 +211,27 @@ public class RedeqEndpoint {
 	 * @param buckets bucket count and the buckets this instance migrates
 	 * @param topics counts per topic
 	 * @param listeners this instance's listeners
+	 * @param recurring the declared recurring jobs
 	 */
 	public record RedeqDescriptor(String instanceId, String prefix, boolean redisReachable, @Nullable String error,
 			String refreshedAt, long migrationLagMillis, BucketsDescriptor buckets, Map<String, TopicDescriptor> topics,
-			List<ListenerDescriptor> listeners) {
+			List<ListenerDescriptor> listeners, List<RecurringDescriptor> recurring) {
+	}
+
+	/**
+	 * A declared recurring job.
+	 *
+	 * @param topic the topic of its occurrences
+	 * @param id its id
+	 * @param cron its cron expression, or {@code null}
+	 * @param every its period (ISO-8601), or {@code null}
+	 * @param zone the zone of its cron expression
+	 * @param missed {@code RUN_ONCE} or {@code SKIP}
+	 * @param payload the payload of each occurrence as JSON text
+	 * @param nextTick its next tick, or {@code null} while none is planned
+	 */
+	public record RecurringDescriptor(String topic, String id, @Nullable String cron, @Nullable String every,
+			String zone, String missed, String payload, @Nullable String nextTick) {
 	}
 
 	/**
@@ -197,9 +253,10 @@ public class RedeqEndpoint {
 	 * @param dead jobs whose attempts are used up
 	 * @param oldestReadyWaitMillis how long the longest-waiting READY job has been due,
 	 * if any
+	 * @param paused whether the topic is paused on every instance
 	 */
 	public record TopicDescriptor(long delayed, long ready, long inFlight, long dead,
-			@Nullable Long oldestReadyWaitMillis) {
+			@Nullable Long oldestReadyWaitMillis, boolean paused) {
 	}
 
 	/**
@@ -211,9 +268,11 @@ public class RedeqEndpoint {
 	 * @param maxAttempts deliveries before DEAD
 	 * @param timeoutMillis handler timeout and lease
 	 * @param running whether it is subscribed now
+	 * @param rateLimit job starts per window across all instances (such as
+	 * {@code 100/1000ms}), or {@code null} when unlimited
 	 */
 	public record ListenerDescriptor(String topic, @Nullable String method, @Nullable Integer concurrency,
-			@Nullable Integer maxAttempts, @Nullable Long timeoutMillis, boolean running) {
+			@Nullable Integer maxAttempts, @Nullable Long timeoutMillis, boolean running, @Nullable String rateLimit) {
 	}
 
 	/**
@@ -245,8 +304,10 @@ public class RedeqEndpoint {
 	 *
 	 * @param topic the topic
 	 * @param id the job, or {@code null} for the whole topic
-	 * @param action {@code requeue} or {@code purge}
-	 * @param affected how many dead jobs were requeued or purged
+	 * @param action {@code requeue}, {@code purge}, {@code pause}, {@code resume},
+	 * {@code promote} or {@code cancel-recurring}
+	 * @param affected how many jobs were requeued, purged or promoted, or recurring jobs
+	 * removed (1 for pause and resume)
 	 */
 	public record DeadJobsActionResult(String topic, @Nullable String id, String action, long affected) {
 	}

@@ -8,11 +8,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import io.redeq.Redeq;
 import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
+import io.redeq.spring.boot.autoconfigure.RedeqJournalAutoConfiguration;
 import io.redeq.spring.boot.autoconfigure.RedeqProperties;
 import io.redeq.spring.boot.health.RedeqHealthIndicator;
+import io.redeq.spring.boot.health.RedeqJournalHealthIndicator;
+import io.redeq.spring.journal.RedeqJournal;
 
 /**
  * Auto-configuration of the {@code redeq} health contributor, when spring-boot-health is
@@ -22,7 +26,7 @@ import io.redeq.spring.boot.health.RedeqHealthIndicator;
  *
  * @since 0.1.0
  */
-@AutoConfiguration(after = RedeqAutoConfiguration.class)
+@AutoConfiguration(after = { RedeqAutoConfiguration.class, RedeqJournalAutoConfiguration.class })
 @ConditionalOnClass({ Redeq.class, HealthIndicator.class })
 @ConditionalOnBean(Redeq.class)
 @ConditionalOnEnabledHealthIndicator("redeq")
@@ -35,6 +39,20 @@ public final class RedeqHealthContributorAutoConfiguration {
 		// redeq.enabled=false: the thresholds then keep their defaults.
 		RedeqProperties.Health health = properties.getIfAvailable(RedeqProperties::new).getHealth();
 		return new RedeqHealthIndicator(redeq, health.getMigrationLagThreshold(), health.getReadyWaitThreshold());
+	}
+
+	/** The journal's health, beside the engine's, when the journal is on. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBean(RedeqJournal.class)
+	@ConditionalOnEnabledHealthIndicator("redeqjournal")
+	static class JournalHealthConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "redeqJournalHealthIndicator")
+		RedeqJournalHealthIndicator redeqJournalHealthIndicator(RedeqJournal journal) {
+			return new RedeqJournalHealthIndicator(journal);
+		}
+
 	}
 
 }

@@ -5,6 +5,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.AfterAll;
@@ -22,6 +24,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
+import io.redeq.Job;
 import io.redeq.Redeq;
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
@@ -37,7 +40,8 @@ import static org.awaitility.Awaitility.await;
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "management.endpoints.web.exposure.include=health,redeq",
-				"management.endpoint.health.show-details=always", "redeq.stats-refresh-interval=200ms" })
+				"management.endpoint.health.show-details=always", "redeq.stats-refresh-interval=200ms",
+				"redeq.health.ready-wait-threshold=1s" })
 class RedeqEndpointIntegrationTests {
 
 	static final RedisServer redis = new RedisServer().start();
@@ -60,6 +64,9 @@ class RedeqEndpointIntegrationTests {
 
 	@Autowired
 	Payments payments;
+
+	@Autowired
+	Reports reports;
 
 	@DynamicPropertySource
 	static void redis(DynamicPropertyRegistry registry) {
@@ -122,6 +129,34 @@ class RedeqEndpointIntegrationTests {
 	}
 
 	@Test
+	void pausesResumesAndPromotesThroughTheEndpointAndHealthTellsAPauseFromAStuckConsumer() throws Exception {
+		assertThat(post("/actuator/redeq/report", "{\"action\":\"pause\"}", 200).get("affected").asLong()).isOne();
+		assertThat(this.admin.isPaused("report")).isTrue();
+		this.client.schedule(Job.builder("report").id("r-1").payload("daily").build());
+		this.client.schedule(Job.builder("report").id("r-2").payload("weekly").delay(Duration.ofHours(1)).build());
+		// READY longer than the ready-wait threshold (1s), on purpose: health stays UP.
+		await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+			JsonNode overview = get("/actuator/redeq", 200);
+			assertThat(overview.at("/topics/report/paused").asBoolean()).isTrue();
+			assertThat(overview.at("/topics/report/oldestReadyWaitMillis").asLong()).isGreaterThan(1500);
+		});
+		JsonNode health = get("/actuator/health/redeq", 200);
+		assertThat(health.get("status").asString()).isEqualTo("UP");
+		assertThat(health.at("/details/pausedTopics/0").asString()).isEqualTo("report");
+		assertThat(health.at("/details/topics/report/paused").asBoolean()).isTrue();
+		assertThat(this.reports.received).isEmpty();
+
+		assertThat(post("/actuator/redeq/report/r-2", "{\"action\":\"promote\"}", 200).get("affected").asLong())
+			.isOne();
+		assertThat(post("/actuator/redeq/report/r-2", "{\"action\":\"promote\"}", 200).get("affected").asLong())
+			.as("no longer DELAYED")
+			.isZero();
+		post("/actuator/redeq/report", "{\"action\":\"resume\"}", 200);
+		await().atMost(Duration.ofSeconds(15)).until(() -> this.reports.received.size() == 2);
+		assertThat(this.admin.isPaused("report")).isFalse();
+	}
+
+	@Test
 	void healthShowsRedeqOverHttp() throws Exception {
 		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
 			JsonNode health = get("/actuator/health/redeq", 200);
@@ -157,6 +192,22 @@ class RedeqEndpointIntegrationTests {
 		@Bean
 		Payments payments() {
 			return new Payments();
+		}
+
+		@Bean
+		Reports reports() {
+			return new Reports();
+		}
+
+	}
+
+	static class Reports {
+
+		final List<String> received = new CopyOnWriteArrayList<>();
+
+		@RedeqListener(topic = "report")
+		void build(String name) {
+			this.received.add(name);
 		}
 
 	}

@@ -1,0 +1,136 @@
+package io.redeq.spring.boot.autoconfigure;
+
+import java.time.Clock;
+
+import javax.sql.DataSource;
+
+import io.micrometer.core.instrument.binder.MeterBinder;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+
+import io.redeq.JobLifecycleListener;
+import io.redeq.Redeq;
+import io.redeq.RedeqAdmin;
+import io.redeq.RedeqClient;
+import io.redeq.spring.journal.JournalDialect;
+import io.redeq.spring.journal.JournalMeterBinder;
+import io.redeq.spring.journal.JournalRedeqAdmin;
+import io.redeq.spring.journal.JournalSchema;
+import io.redeq.spring.journal.JournalSettings;
+import io.redeq.spring.journal.JournalWriter;
+import io.redeq.spring.journal.MetaKeyMarker;
+import io.redeq.spring.journal.RedeqJournal;
+import io.redeq.spring.transaction.TransactionAwareRedeqClient;
+
+/**
+ * Auto-configuration of the redeq journal ({@code redeq.journal.enabled=true}) in the
+ * application's {@link DataSource}: the table (per
+ * {@code redeq.journal.initialize-schema}), a client that writes jobs scheduled in a
+ * transaction to the outbox and journals what Redis accepted, a listener that journals
+ * each job's outcome, and an admin whose {@link RedeqAdmin#recoverFromJournal()} works.
+ * Runs before {@link RedeqAutoConfiguration}, whose client and admin then back off.
+ * Without spring-jdbc, a single DataSource or the property, nothing here exists and redeq
+ * behaves as without a journal.
+ *
+ * @since 0.1.0
+ */
+@AutoConfiguration(before = RedeqAutoConfiguration.class, after = DataRedisAutoConfiguration.class,
+		afterName = { "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+				"org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration" })
+@ConditionalOnClass({ Redeq.class, LettuceConnectionFactory.class, DataSourceUtils.class })
+@ConditionalOnBooleanProperty(name = "redeq.enabled", matchIfMissing = true)
+@ConditionalOnBooleanProperty("redeq.journal.enabled")
+@ConditionalOnSingleCandidate(DataSource.class)
+@EnableConfigurationProperties(RedeqProperties.class)
+public final class RedeqJournalAutoConfiguration {
+
+	/** Starts before the engine and stops after it. */
+	static final int PHASE = RedeqEngineLifecycle.PHASE - 10;
+
+	@Bean
+	JournalDialect redeqJournalDialect(DataSource dataSource, RedeqProperties properties) {
+		JournalDialect dialect = JournalDialect.of(dataSource);
+		RedeqProperties.Journal journal = properties.getJournal();
+		JournalSchema.initialize(dataSource, dialect, journal.getTablePrefix(), journal.getInitializeSchema());
+		JournalSchema.requireTable(dataSource, dialect, journal.getTablePrefix());
+		return dialect;
+	}
+
+	@Bean
+	JournalWriter redeqJournalWriter(DataSource dataSource, JournalDialect dialect, RedeqProperties properties,
+			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<ObjectMapper> objectMapper) {
+		JournalSettings settings = RedeqPropertiesMapper.journalSettings(properties.getJournal());
+		return new JournalWriter(dataSource, dialect, settings.table(), mapper(jsonMapper, objectMapper),
+				settings.bufferCapacity(), settings.batchSize());
+	}
+
+	@Bean
+	JobLifecycleListener redeqJournalLifecycleListener(JournalWriter writer) {
+		return writer.lifecycleListener(Clock.systemUTC());
+	}
+
+	@Bean
+	RedeqJournal redeqJournal(DataSource dataSource, JournalDialect dialect, JournalWriter writer, Redeq redeq,
+			RedeqProperties properties, ObjectProvider<RedisConnectionFactory> connectionFactory,
+			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<ObjectMapper> objectMapper) {
+		JournalSettings settings = RedeqPropertiesMapper.journalSettings(properties.getJournal());
+		MetaKeyMarker marker = new MetaKeyMarker(connectionFactory.getObject(), redeq.options().prefix(),
+				redeq.options().buckets());
+		return new RedeqJournal(dataSource, dialect, settings, writer, redeq.client(), redeq.restorer(), marker,
+				mapper(jsonMapper, objectMapper), Clock.systemUTC(), PHASE);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RedeqClient redeqClient(Redeq redeq, RedeqJournal journal, RedeqProperties properties) {
+		RedeqClient journaling = journal.journaling(redeq.client());
+		if (properties.isTransactional()) {
+			return new TransactionAwareRedeqClient(journaling, journal.outbox());
+		}
+		return journaling;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RedeqAdmin redeqAdmin(Redeq redeq, RedeqJournal journal) {
+		return JournalRedeqAdmin.wrap(redeq.admin(), journal);
+	}
+
+	/**
+	 * The same mapper the engine writes payloads with, so the outbox holds the same JSON.
+	 */
+	private static ObjectMapper mapper(ObjectProvider<JsonMapper> jsonMapper,
+			ObjectProvider<ObjectMapper> objectMapper) {
+		ObjectMapper mapper = jsonMapper.getIfUnique();
+		if (mapper == null) {
+			mapper = objectMapper.getIfUnique();
+		}
+		return (mapper != null) ? mapper : JsonMapper.builder().findAndAddModules().build();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterBinder.class)
+	static class JournalMetricsConfiguration {
+
+		@Bean
+		JournalMeterBinder redeqJournalMeterBinder(RedeqJournal journal) {
+			return new JournalMeterBinder(journal);
+		}
+
+	}
+
+}

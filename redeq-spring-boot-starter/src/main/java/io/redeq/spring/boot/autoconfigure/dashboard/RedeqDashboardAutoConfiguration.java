@@ -1,0 +1,48 @@
+package io.redeq.spring.boot.autoconfigure.dashboard;
+
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.servlet.function.RouterFunction;
+import org.springframework.web.servlet.function.ServerResponse;
+
+import io.redeq.Redeq;
+import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
+import io.redeq.spring.boot.autoconfigure.RedeqProperties;
+import io.redeq.spring.boot.dashboard.DashboardRoutes;
+import io.redeq.spring.boot.dashboard.DashboardSettings;
+import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
+
+/**
+ * Auto-configuration of the web dashboard ({@code redeq.dashboard.enabled=true}): its
+ * routes on a Spring MVC (servlet) application. A WebFlux application gets no dashboard.
+ * When Spring Security's filter chain runs, actions need
+ * {@code redeq.dashboard.action-role}.
+ *
+ * @since 0.2.0
+ */
+@AutoConfiguration(after = RedeqAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass({ Redeq.class, RouterFunction.class })
+@ConditionalOnBean(Redeq.class)
+@ConditionalOnBooleanProperty("redeq.dashboard.enabled")
+public final class RedeqDashboardAutoConfiguration {
+
+	/** The bean Spring Security's web configuration registers for its filter chain. */
+	private static final String SECURITY_FILTER_CHAIN = "springSecurityFilterChain";
+
+	@Bean
+	RouterFunction<ServerResponse> redeqDashboardRoutes(Redeq redeq, RedeqProperties properties,
+			ObjectProvider<RedeqListenerEndpointRegistry> listeners, ListableBeanFactory beans) {
+		RedeqProperties.Dashboard dashboard = properties.getDashboard();
+		DashboardSettings settings = DashboardSettings.of(dashboard.getPath(), dashboard.isReadOnly(),
+				dashboard.getActionRole(), beans.containsBean(SECURITY_FILTER_CHAIN));
+		return new DashboardRoutes(redeq, listeners.getIfUnique(), settings).routes();
+	}
+
+}

@@ -1,0 +1,121 @@
+package io.redeq.spring.boot.dashboard;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+
+import jakarta.servlet.http.Cookie;
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.ResponseCookie;
+import org.springframework.util.ClassUtils;
+import org.springframework.web.servlet.function.ServerRequest;
+
+/**
+ * Decides who may use the dashboard's actions and protects them from cross-site requests.
+ *
+ * <p>
+ * When the application runs Spring Security's filter chain a user needs the configured
+ * role (checked with {@link HttpServletRequest#isUserInRole}), and the forms also carry
+ * Spring Security's CSRF token, so that its filter lets them through. Whatever Spring
+ * Security is configured to check, the dashboard checks its own token: a random value in
+ * a {@code SameSite=Strict}, HTTP-only cookie that every form repeats (double submit); a
+ * page of another site can neither read the cookie nor make the browser send it.
+ */
+final class ActionGuard {
+
+	static final String COOKIE = "redeq-dashboard-csrf";
+
+	/** Not Spring Security's {@code _csrf}: the forms carry both. */
+	static final String PARAMETER = "redeq-csrf";
+
+	private static final String SECURITY_TOKEN = "org.springframework.security.web.csrf.CsrfToken";
+
+	private final DashboardSettings settings;
+
+	private final boolean securityTokens;
+
+	private final SecureRandom random = new SecureRandom();
+
+	ActionGuard(DashboardSettings settings) {
+		ClassLoader loader = ActionGuard.class.getClassLoader();
+		this.settings = settings;
+		this.securityTokens = ClassUtils.isPresent(SECURITY_TOKEN, loader);
+	}
+
+	/** Whether actions are shown to, and accepted from, the user of this request. */
+	boolean mayAct(ServerRequest request) {
+		if (this.settings.readOnly()) {
+			return false;
+		}
+		return !this.settings.roleRequired() || request.servletRequest().isUserInRole(this.settings.actionRole());
+	}
+
+	/** The tokens the page's forms carry, and a cookie to set when ours is new. */
+	FormToken tokenFor(ServerRequest request) {
+		FormToken.Field security = this.securityTokens ? SecurityTokens.of(request.servletRequest()) : null;
+		String existing = cookie(request);
+		if (existing != null) {
+			return new FormToken(new FormToken.Field(PARAMETER, existing), security, null);
+		}
+		byte[] bytes = new byte[32];
+		this.random.nextBytes(bytes);
+		String value = HexFormat.of().formatHex(bytes);
+		ResponseCookie cookie = ResponseCookie.from(COOKIE, value)
+			.httpOnly(true)
+			.sameSite("Strict")
+			.secure(request.servletRequest().isSecure())
+			.path(this.settings.path())
+			.build();
+		return new FormToken(new FormToken.Field(PARAMETER, value), security, cookie.toString());
+	}
+
+	/**
+	 * Why an action must be refused, or {@code null} when it may run: read-only, the role
+	 * missing, or the request not carrying the page's token.
+	 */
+	@Nullable String refusal(ServerRequest request) {
+		if (this.settings.readOnly()) {
+			return "the dashboard is read-only (redeq.dashboard.read-only)";
+		}
+		if (!mayAct(request)) {
+			return "actions need the role " + this.settings.actionRole() + " (redeq.dashboard.action-role)";
+		}
+		String expected = cookie(request);
+		String sent = request.param(PARAMETER).orElse(null);
+		if (expected == null || sent == null || !MessageDigest.isEqual(expected.getBytes(StandardCharsets.UTF_8),
+				sent.getBytes(StandardCharsets.UTF_8))) {
+			return "the form's CSRF token is missing or does not match; reload the page and try again";
+		}
+		return null;
+	}
+
+	private static @Nullable String cookie(ServerRequest request) {
+		Cookie cookie = request.cookies().getFirst(COOKIE);
+		return (cookie != null && !cookie.getValue().isEmpty()) ? cookie.getValue() : null;
+	}
+
+	/**
+	 * A form's hidden CSRF fields.
+	 *
+	 * @param own the dashboard's token
+	 * @param security Spring Security's token, or {@code null}
+	 * @param setCookie a {@code Set-Cookie} header value when our token is new, else
+	 * {@code null}
+	 */
+	record FormToken(Field own, @Nullable Field security, @Nullable String setCookie) {
+
+		/**
+		 * One hidden field.
+		 *
+		 * @param name its name
+		 * @param value its value
+		 */
+		record Field(String name, String value) {
+		}
+
+	}
+
+}

@@ -1,0 +1,21 @@
+-- redeq job journal and transactional outbox, MySQL 8 and MariaDB 10.6 or later.
+-- ${prefix} is redeq.journal.table-prefix (default redeq_). Times are epoch milliseconds (UTC).
+-- One row per job (topic, id): the outbox row written in the application's transaction,
+-- then the job's life (SCHEDULED, RUNNING, RETRYING, COMPLETED, DEAD, CANCELLED).
+-- Indexes: state_idx serves the relay (state = 'OUTBOX' AND updated_at < ?) and the recovery
+-- (state IN ('SCHEDULED', 'RUNNING', 'RETRYING')); finished_idx serves the retention (finished_at < ?).
+CREATE TABLE IF NOT EXISTS ${prefix}job (
+	topic VARCHAR(200) NOT NULL,
+	id VARCHAR(200) NOT NULL,
+	state VARCHAR(16) NOT NULL,
+	payload LONGTEXT,
+	due_at BIGINT NOT NULL,
+	attempts INT DEFAULT 0 NOT NULL,
+	last_error VARCHAR(1000),
+	created_at BIGINT NOT NULL,
+	updated_at BIGINT NOT NULL,
+	finished_at BIGINT,
+	PRIMARY KEY (topic, id),
+	KEY ${prefix}job_state_idx (state, updated_at),
+	KEY ${prefix}job_finished_idx (finished_at)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

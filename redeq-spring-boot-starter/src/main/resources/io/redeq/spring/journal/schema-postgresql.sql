@@ -1,0 +1,21 @@
+-- redeq job journal and transactional outbox, PostgreSQL (also used for H2).
+-- ${prefix} is redeq.journal.table-prefix (default redeq_). Times are epoch milliseconds (UTC).
+-- One row per job (topic, id): the outbox row written in the application's transaction,
+-- then the job's life (SCHEDULED, RUNNING, RETRYING, COMPLETED, DEAD, CANCELLED).
+CREATE TABLE IF NOT EXISTS ${prefix}job (
+	topic VARCHAR(200) NOT NULL,
+	id VARCHAR(200) NOT NULL,
+	state VARCHAR(16) NOT NULL,
+	payload TEXT,
+	due_at BIGINT NOT NULL,
+	attempts INTEGER DEFAULT 0 NOT NULL,
+	last_error VARCHAR(1000),
+	created_at BIGINT NOT NULL,
+	updated_at BIGINT NOT NULL,
+	finished_at BIGINT,
+	PRIMARY KEY (topic, id)
+);
+-- The relay (state = 'OUTBOX' AND updated_at < ?) and the recovery (state IN ('SCHEDULED', 'RUNNING', 'RETRYING')).
+CREATE INDEX IF NOT EXISTS ${prefix}job_state_idx ON ${prefix}job (state, updated_at);
+-- The retention (finished_at < ?).
+CREATE INDEX IF NOT EXISTS ${prefix}job_finished_idx ON ${prefix}job (finished_at);

@@ -1,0 +1,27 @@
+package io.redeq.spring.boot.topology;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.springframework.context.annotation.Configuration;
+
+import io.redeq.Delivery;
+import io.redeq.spring.RedeqListener;
+
+/** A listener that counts the deliveries of each job of topic {@code orders}. */
+@Configuration(proxyBeanMethods = false)
+class Deliveries {
+
+	final Map<String, AtomicInteger> byId = new ConcurrentHashMap<>();
+
+	@RedeqListener(topic = "orders", concurrency = "4")
+	void onOrder(String payload, Delivery delivery) {
+		this.byId.computeIfAbsent(delivery.id(), (id) -> new AtomicInteger()).incrementAndGet();
+	}
+
+	long duplicates() {
+		return this.byId.values().stream().filter((count) -> count.get() > 1).count();
+	}
+
+}

@@ -1,0 +1,43 @@
+package io.redeq.spring.journal;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/** The schema scripts shipped in the jar, and the table name rules. */
+class JournalSchemaTests {
+
+	@Test
+	void theScriptsUseThePrefixForTheTableAndItsIndexes() {
+		for (JournalDialect dialect : JournalDialect.values()) {
+			String script = String.join(";", JournalSchema.statements(dialect, "shop_"));
+			assertThat(script).contains("CREATE TABLE IF NOT EXISTS shop_job")
+				.contains("shop_job_state_idx")
+				.contains("shop_job_finished_idx")
+				.doesNotContain("${prefix}");
+		}
+	}
+
+	@Test
+	void aPrefixThatIsNotAPlainIdentifierIsRefused() {
+		assertThatIllegalArgumentException().isThrownBy(() -> JournalSchema.table("x; DROP TABLE users; --"))
+			.withMessageContaining("redeq.journal.table-prefix")
+			.withMessageContaining("DROP TABLE");
+		assertThatIllegalArgumentException().isThrownBy(() -> JournalSchema.table("1x"));
+		assertThat(JournalSchema.table("redeq_")).isEqualTo("redeq_job");
+	}
+
+	@Test
+	void theDialectFollowsTheProductName() {
+		assertThat(JournalDialect.of("PostgreSQL")).isEqualTo(JournalDialect.POSTGRESQL);
+		assertThat(JournalDialect.of("MariaDB")).isEqualTo(JournalDialect.MYSQL);
+		assertThat(JournalDialect.of("MySQL")).isEqualTo(JournalDialect.MYSQL);
+		assertThat(JournalDialect.of("H2")).isEqualTo(JournalDialect.H2);
+		assertThatIllegalStateException().isThrownBy(() -> JournalDialect.of("Oracle"))
+			.withMessageContaining("Oracle")
+			.withMessageContaining("redeq.journal.enabled=false");
+	}
+
+}
