@@ -6,15 +6,20 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
+import io.redeq.redis.KeySpace;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
 
@@ -63,12 +68,25 @@ class ExampleApplicationIntegrationTests {
 		assertThat(unpaid).contains("\"id\":1").contains("\"status\":\"AWAITING_PAYMENT\"");
 		assertThat(paid).contains("\"id\":2");
 		assertThat(this.app.getBean(RedeqClient.class).find("order.timeout", "order-1")).isPresent();
+		// The order's row and its timeout's outbox row committed together in the embedded
+		// database.
+		JdbcTemplate jdbc = this.app.getBean(JdbcTemplate.class);
+		assertThat(jdbc.queryForObject("SELECT item FROM orders WHERE id = 1", String.class)).isEqualTo("book");
+		await().atMost(Duration.ofSeconds(15))
+			.until(() -> jdbc.queryForObject("SELECT state FROM redeq_job WHERE id = 'order-1'", String.class),
+					"SCHEDULED"::equals);
 
 		assertThat(post("/orders/2/pay", "")).contains("\"status\":\"PAID\"");
 		assertThat(this.app.getBean(RedeqClient.class).find("order.timeout", "order-2")).isEmpty();
 
 		await().atMost(Duration.ofSeconds(15)).until(() -> get("/orders/1").contains("\"status\":\"CANCELLED\""));
 		assertThat(get("/orders/2")).contains("\"status\":\"PAID\"");
+		await().atMost(Duration.ofSeconds(15))
+			.until(() -> jdbc.queryForObject("SELECT state FROM redeq_job WHERE id = 'order-1'", String.class),
+					"COMPLETED"::equals);
+		// Journal events are written in the order they happened: the cancel came first.
+		assertThat(jdbc.queryForObject("SELECT state FROM redeq_job WHERE id = 'order-2'", String.class))
+			.isEqualTo("CANCELLED");
 		assertThat(this.app.getBean(RedeqClient.class).find("order.timeout", "order-1")).isEmpty();
 	}
 
@@ -82,16 +100,51 @@ class ExampleApplicationIntegrationTests {
 	}
 
 	@Test
+	void aReminderStoresTheTraceOfTheRequestThatScheduledIt() throws Exception {
+		String created = post("/reminders", "{\"to\":\"ada\",\"text\":\"later\",\"in\":\"1h\"}");
+		String id = created.replaceAll(".*\"id\":\"([^\"]+)\".*", "$1");
+
+		String jobKey = "reminder:" + id;
+		KeySpace keys = new KeySpace("redeq", 16);
+		try (RedisClient client = RedisClient.create(RedisURI.create(this.redis.host(), this.redis.port()));
+				StatefulRedisConnection<String, String> connection = client.connect()) {
+			String stored = connection.sync().hget(keys.tag(keys.bucketOf(jobKey)) + ":payload", jobKey);
+			// <created ms> <W3C traceparent>|<payload>: observation and a tracer are on
+			assertThat(stored).matches("\\d+ 00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}\\|\\{.*\"later\".*");
+		}
+	}
+
+	@Test
 	void exposesHealthMetricsPrometheusAndTheRedeqEndpoint() throws Exception {
 		post("/reminders", "{\"to\":\"ada\",\"text\":\"standup\",\"in\":\"0s\"}");
 		await().atMost(Duration.ofSeconds(15)).until(() -> get("/actuator/redeq").contains("\"dead\":1"));
 		assertThat(get("/actuator/redeq")).contains("\"topic\":\"reminder\"").contains("\"owned\":[");
+		assertThat(get("/actuator/redeq")).contains("\"id\":\"daily-sales\"")
+			.contains("\"cron\":\"0 0 9 * * MON-FRI\"")
+			.contains("\"zone\":\"Europe/Berlin\"");
 		assertThat(get("/actuator/redeq/reminder")).contains("mail server did not answer");
 		await().atMost(Duration.ofSeconds(10)).until(() -> get("/actuator/health/redeq").contains("\"status\":\"UP\""));
+		assertThat(get("/actuator/health/redeqJournal")).contains("\"status\":\"UP\"").contains("\"lag\"");
+		assertThat(get("/actuator/prometheus")).contains("redeq_journal_lag");
 		assertThat(get("/actuator/metrics/redeq.jobs.dead")).contains("\"value\":1.0");
 		assertThat(get("/actuator/prometheus")).contains("redeq_jobs_dead_total{")
 			.contains("redeq_jobs_lateness_seconds_bucket{")
 			.contains("redeq_jobs_pending{");
+		// Observation is on in the example: scheduling and handler runs are timed too.
+		assertThat(get("/actuator/metrics/redeq.schedule")).contains("\"reminder\"");
+		assertThat(get("/actuator/metrics/redeq.process")).contains("\"reminder\"");
+	}
+
+	@Test
+	void aBurstOfSmsLeavesAtTheTopicsRateLimit() throws Exception {
+		assertThat(post("/sms/burst?count=10", "{}")).contains("\"scheduled\":10");
+		RedeqAdmin admin = this.app.getBean(RedeqAdmin.class);
+		long start = System.nanoTime();
+		await().atMost(Duration.ofSeconds(20)).until(() -> admin.stats("sms.send").pending() == 0);
+		// 10 messages at 5 per second: the last can start no sooner than a second after
+		// the first.
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+		assertThat(get("/actuator/redeq")).contains("\"rateLimit\":\"5/1000ms\"");
 	}
 
 	private String post(String path, String json) throws Exception {

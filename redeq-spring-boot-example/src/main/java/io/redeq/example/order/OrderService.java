@@ -1,5 +1,6 @@
 package io.redeq.example.order;
 
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalTime;
@@ -15,13 +16,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.annotation.Value;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Service;
+import org.springframework.transaction.annotation.Transactional;
 
 import io.redeq.Job;
 import io.redeq.RedeqClient;
 
 /**
- * Places, pays and cancels orders (kept in memory). Each new order gets an
+ * Places, pays and cancels orders (read from memory; placed orders are also inserted in
+ * the database, in the transaction that schedules their timeout). Each new order gets an
  * {@code order.timeout} job with the order's id as the job id, so paying can cancel
  * exactly that job.
  */
@@ -40,15 +44,27 @@ public class OrderService {
 
 	private final Duration paymentTimeout;
 
-	OrderService(RedeqClient redeq, @Value("${example.order.payment-timeout:30s}") Duration paymentTimeout) {
+	private final JdbcTemplate jdbc;
+
+	OrderService(RedeqClient redeq, JdbcTemplate jdbc,
+			@Value("${example.order.payment-timeout:30s}") Duration paymentTimeout) {
 		this.redeq = redeq;
+		this.jdbc = jdbc;
 		this.paymentTimeout = paymentTimeout;
 	}
 
+	/**
+	 * Places an order: its row and its timeout job commit together. With the journal on,
+	 * the job is written to redeq's outbox table in this transaction and sent to Redis
+	 * after the commit; if the application died in between, any instance sends it later.
+	 * On rollback neither exists.
+	 */
+	@Transactional
 	public Order create(String item) {
 		long id = this.ids.incrementAndGet();
 		Instant now = Instant.now();
 		Order order = new Order(id, item, Order.Status.AWAITING_PAYMENT, now, now.plus(this.paymentTimeout));
+		this.jdbc.update("INSERT INTO orders (id, item, created_at) VALUES (?, ?, ?)", id, item, Timestamp.from(now));
 		this.orders.put(id, order);
 		this.redeq.schedule(Job.builder(TIMEOUT_TOPIC)
 			.id(jobId(id))

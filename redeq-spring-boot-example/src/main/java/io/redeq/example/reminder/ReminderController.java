@@ -3,6 +3,7 @@ package io.redeq.example.reminder;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,13 +42,22 @@ class ReminderController {
 		this.admin = admin;
 	}
 
+	/**
+	 * Schedules with the asynchronous client: the request thread is not held while Redis
+	 * answers (Spring MVC completes the response when the future does). Bad input (a
+	 * negative delay) throws here, at the call; Redis failures complete the future
+	 * exceptionally and become an error response.
+	 */
 	@PostMapping
-	ResponseEntity<Map<String, String>> schedule(@RequestBody Map<String, String> body) {
+	CompletableFuture<ResponseEntity<Map<String, String>>> schedule(@RequestBody Map<String, String> body) {
 		Reminder reminder = new Reminder(body.getOrDefault("to", "you"), body.getOrDefault("text", "hello"));
 		Duration in = DurationStyle.detectAndParse(body.getOrDefault("in", "5s"));
-		String id = this.redeq.schedule("reminder", reminder, in);
-		logger.info("Reminder for {} scheduled in {}s (job {})", reminder.to(), in.toSeconds(), id);
-		return ResponseEntity.status(HttpStatus.CREATED).body(Map.of("id", id));
+		logger.info("Scheduling a reminder for {} in {}s", reminder.to(), in.toSeconds());
+		return this.redeq.async().schedule("reminder", reminder, in).thenApply((id) -> {
+			// On Lettuce's I/O thread: quick, non-blocking work only.
+			logger.info("Reminder for {} scheduled (job {})", reminder.to(), id);
+			return ResponseEntity.status(HttpStatus.CREATED).body(Map.of("id", id));
+		});
 	}
 
 	@GetMapping("/dead")
