@@ -58,6 +58,9 @@ final class Options {
 
 	int consumers = 4;
 
+	/** Schedules one thread keeps in flight in W1's async mode. */
+	int inFlight = 256;
+
 	/** Jobs per scheduleAll call in W1 (batched), and when loading W2 and W4. */
 	int batch = 1000;
 
@@ -125,6 +128,7 @@ final class Options {
 						case "--payload-bytes" -> o.payloadBytes = Math.max(2, positive(arg, value));
 						case "--consumers" -> o.consumers = positive(arg, value);
 						case "--batch" -> o.batch = positive(arg, value);
+						case "--in-flight" -> o.inFlight = positive(arg, value);
 						case "--redis" -> o.redisUrl = value;
 						case "--buckets" -> o.buckets = positive(arg, value);
 						case "--sweep-ms" -> o.sweepMs = positive(arg, value);
@@ -204,6 +208,8 @@ final class Options {
 				  --consumers N        handler threads of each system's consumers in W2/W3 (default 4)
 				  --batch N            jobs per batch: scheduleAll call, pipeline, offers in flight
 				                       (default 1000)
+				  --in-flight N        W1 async (systems with an asynchronous schedule): schedules
+				                       one thread keeps in flight (default 256)
 				  --redis URL          use this Redis (redis://host:port) instead of starting one;
 				                       it is not flushed: every workload uses a fresh key prefix
 				  --buckets N, --sweep-ms N, --lock-ttl-ms N, --migrate-batch N

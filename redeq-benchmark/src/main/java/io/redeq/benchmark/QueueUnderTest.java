@@ -1,6 +1,7 @@
 package io.redeq.benchmark;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One system under test, opened on keys of its own: redeq or a peer. Every workload
@@ -10,6 +11,21 @@ interface QueueUnderTest extends AutoCloseable {
 
 	/** One job in one call, the way an application schedules one job. */
 	void schedule(BenchJob job);
+
+	/**
+	 * Whether {@link #scheduleAsync} is supported: a call that returns at once, so one
+	 * thread keeps many schedules in flight.
+	 */
+	default boolean schedulesAsync() {
+		return false;
+	}
+
+	/**
+	 * One job in one call that returns at once; the future completes once it is stored.
+	 */
+	default CompletableFuture<?> scheduleAsync(BenchJob job) {
+		throw new UnsupportedOperationException("no asynchronous schedule");
+	}
 
 	/** Many jobs in one call: the system's batch or pipeline. */
 	void scheduleBatch(List<BenchJob> jobs);

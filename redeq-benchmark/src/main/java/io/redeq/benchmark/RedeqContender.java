@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import io.lettuce.core.RedisClient;
 import org.jspecify.annotations.Nullable;
@@ -122,6 +123,16 @@ final class RedeqContender implements Contender {
 		@Override
 		public void schedule(BenchJob job) {
 			this.redeq.client().schedule(job(job));
+		}
+
+		@Override
+		public boolean schedulesAsync() {
+			return true;
+		}
+
+		@Override
+		public CompletableFuture<?> scheduleAsync(BenchJob job) {
+			return this.redeq.client().async().schedule(job(job));
 		}
 
 		@Override

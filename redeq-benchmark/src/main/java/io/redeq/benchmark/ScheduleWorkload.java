@@ -3,18 +3,24 @@ package io.redeq.benchmark;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * W1, schedule throughput: one thread schedules jobs with explicit ids, due in 1-2 h, one
- * call per job ({@code mode=single}), then in batches ({@code mode=batch}); each mode on
- * an empty Redis. W6 runs the batch mode again at 1M jobs.
+ * call per job ({@code mode=single}); for a system with an asynchronous schedule, one
+ * call per job with up to {@code --in-flight} calls in flight ({@code mode=async}); then
+ * in batches ({@code mode=batch}); each mode on an empty Redis. W6 runs the batch mode
+ * again at 1M jobs.
  */
 final class ScheduleWorkload {
 
 	static final String SINGLE_ROW = "W1 single schedule, jobs/s (higher is better)";
 
 	static final String BATCH_ROW = "W1 batches of 1000, jobs/s (higher is better)";
+
+	static final String ASYNC_ROW = "W1 async schedule, one thread, jobs/s (higher is better)";
 
 	private static final long HOUR_MS = 3_600_000L;
 
@@ -33,6 +39,7 @@ final class ScheduleWorkload {
 		int n = this.harness.options.scheduleJobs;
 		warmUp(contender, Math.min(WARM_UP_JOBS, n));
 		boolean single = single(contender, n);
+		single &= async(contender, n);
 		double batch = batch(contender, n, "W1 mode=batch", "");
 		this.harness.table.put(BATCH_ROW, contender.name(), batch, "%,.0f", batch);
 		return single && batch > 0;
@@ -72,6 +79,50 @@ final class ScheduleWorkload {
 			this.harness.details("W1", contender.name() + " mode=single", before, after, done);
 			this.harness.table.put(SINGLE_ROW, contender.name(), rate, "%,.0f", rate);
 			return stored == done;
+		}
+	}
+
+	/**
+	 * One thread, one call per job, each returning at once: a semaphore keeps at most
+	 * {@code --in-flight} schedules waiting for Redis. Skipped (true) for a system
+	 * without an asynchronous schedule.
+	 */
+	private boolean async(Contender contender, int n) {
+		int inFlight = this.harness.options.inFlight;
+		try (QueueUnderTest queue = contender.open(this.harness.fresh("w1-async"), null)) {
+			if (!queue.schedulesAsync()) {
+				return true;
+			}
+			ThreadLocalRandom random = ThreadLocalRandom.current();
+			long base = System.currentTimeMillis() + HOUR_MS;
+			Semaphore permits = new Semaphore(inFlight);
+			AtomicInteger failed = new AtomicInteger();
+			Snapshot before = this.harness.snapshot();
+			long deadline = before.nanos() + TIME_LIMIT.toNanos();
+			int done = 0;
+			while (done < n && ((done & 1023) != 0 || System.nanoTime() < deadline)) {
+				permits.acquireUninterruptibly();
+				queue.scheduleAsync(BenchJob.of(done, this.harness.payload, base + random.nextLong(HOUR_MS)))
+					.whenComplete((id, ex) -> {
+						if (ex != null) {
+							failed.incrementAndGet();
+						}
+						permits.release();
+					});
+				done++;
+			}
+			permits.acquireUninterruptibly(inFlight); // the last ones answered
+			Snapshot after = this.harness.snapshot();
+			double rate = done / after.secondsSince(before);
+			long stored = queue.pending();
+			this.harness.line(
+					"RESULT workload=W1 mode=async system=%s jobs=%d threads=1 in_flight=%d jobs_per_s=%.0f seconds=%.2f redis_cpu_us_per_job=%.1f client_cpu_us_per_job=%.1f failed=%d missing=%d dup=%d",
+					contender.name(), done, inFlight, rate, after.secondsSince(before),
+					after.redisCpuPerJob(before, done), after.clientCpuPerJob(before, done), failed.get(),
+					Math.max(0, done - stored), Math.max(0, stored - done));
+			this.harness.details("W1", contender.name() + " mode=async", before, after, done);
+			this.harness.table.put(ASYNC_ROW, contender.name(), rate, "%,.0f", rate);
+			return stored == done && failed.get() == 0;
 		}
 	}
 
