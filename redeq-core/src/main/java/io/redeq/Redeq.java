@@ -27,6 +27,7 @@ import io.redeq.codec.JacksonPayloadCodec;
 import io.redeq.codec.PayloadCodec;
 import io.redeq.consumer.ConsumerContext;
 import io.redeq.consumer.ConsumerSettings;
+import io.redeq.consumer.HandOffs;
 import io.redeq.consumer.LocalWorkSignals;
 import io.redeq.consumer.TopicConsumer;
 import io.redeq.control.RateLimit;
@@ -98,6 +99,8 @@ public final class Redeq implements AutoCloseable {
 
 	private final LocalWorkSignals localSignals;
 
+	private final HandOffs handOffs = new HandOffs();
+
 	private final JobScheduler client;
 
 	private final QueueAdmin admin;
@@ -157,8 +160,9 @@ public final class Redeq implements AutoCloseable {
 		this.localSignals = options.proxyMode() ? LocalWorkSignals.create() : LocalWorkSignals.NONE;
 		this.pauses = new TopicPauses(this.store);
 		InstanceDescriptions description = new InstanceDescriptions(this.instanceId, Instant.now());
-		this.migrator = options.migratorEnabled() ? new Migrator(this.store, options, this.instanceId, this.events,
-				this.localSignals, recurring, description, () -> this.subscriptions.listeners(this.pauses::isPaused))
+		this.migrator = options.migratorEnabled()
+				? new Migrator(this.store, options, this.instanceId, this.events, this.localSignals, this.handOffs,
+						recurring, description, () -> this.subscriptions.listeners(this.pauses::isPaused))
 				: null;
 		this.wakeUps = (this.migrator != null) ? this.migrator : wakeUpsWithoutMigrator(this.store, options);
 		ObservationRegistry observationRegistry = builder.observationRegistry;
@@ -438,7 +442,8 @@ public final class Redeq implements AutoCloseable {
 						? new RateLimit(subscriptionOptions.rateLimitPermits(), subscriptionOptions.rateLimitWindow())
 						: null);
 		ConsumerContext context = new ConsumerContext(this.options, this.store, this.codec, this.events, this.listeners,
-				this.wakeUps, this.timers, this.instanceId, this.localSignals, this.processObservations, this.pauses);
+				this.wakeUps, this.timers, this.instanceId, this.localSignals, this.processObservations, this.pauses,
+				this.handOffs);
 		TopicConsumer consumer = this.subscriptions.register(topic,
 				(onClosed) -> new TopicConsumer(settings, (JobHandler<Object>) handler, context, onClosed));
 		this.pauses.watch(this.timers);

@@ -27,8 +27,9 @@ import io.redeq.schedule.WakeUps;
  * @param observations the observation of handler runs ({@link ProcessObservations#OFF} by
  * default)
  * @param pauses which topics are paused, refreshed while any subscription runs
+ * @param handOffs where consumers offer their free slots to this engine's migrator
  */
 public record ConsumerContext(RedeqOptions options, RedisJobStore store, PayloadCodec codec, JobEvents events,
 		List<JobLifecycleListener> listeners, WakeUps wakeUps, ScheduledExecutorService timers, String instanceId,
-		LocalWorkSignals localSignals, ProcessObservations observations, TopicPauses pauses) {
+		LocalWorkSignals localSignals, ProcessObservations observations, TopicPauses pauses, HandOffs handOffs) {
 }

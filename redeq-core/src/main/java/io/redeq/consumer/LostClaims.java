@@ -2,6 +2,7 @@ package io.redeq.consumer;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,7 +17,8 @@ import io.redeq.redis.RedisJobStore;
  * jobs IN_FLIGHT for a consumer that never got them. Each such claim's token is kept, and
  * before the next claim the fetcher hands back whatever is still held under it, with the
  * attempt given back: those jobs were never started, so they must neither wait for their
- * lease nor lose an attempt. Only the fetcher thread uses it.
+ * lease nor lose an attempt. The fetcher thread hands back; the migrator's thread may add
+ * a hand-off whose reply it lost.
  */
 final class LostClaims {
 
@@ -28,7 +30,7 @@ final class LostClaims {
 
 	private final String topic;
 
-	private final List<Claim> lost = new ArrayList<>();
+	private final List<Claim> lost = new CopyOnWriteArrayList<>();
 
 	LostClaims(RedisJobStore store, String topic) {
 		this.store = store;
@@ -41,6 +43,18 @@ final class LostClaims {
 	 */
 	void failed(int bucket, String token, RedeqException failure) {
 		if (failure instanceof RedeqUnavailableException && this.lost.size() < MAX_REMEMBERED) {
+			this.lost.add(new Claim(bucket, token));
+		}
+	}
+
+	/**
+	 * Remembers a claim made for this consumer elsewhere (a migrate's hand-off, on the
+	 * migrator's thread) whose reply never arrived or could not be used. Whatever the
+	 * failure, the token is handed back: with nothing held under it, that costs one
+	 * script and changes nothing.
+	 */
+	void unanswered(int bucket, String token) {
+		if (this.lost.size() < MAX_REMEMBERED) {
 			this.lost.add(new Claim(bucket, token));
 		}
 	}

@@ -25,6 +25,7 @@ import io.redeq.internal.LogOnce;
 import io.redeq.redis.ClaimResult;
 import io.redeq.redis.ClaimedJob;
 import io.redeq.redis.RedisJobStore;
+import io.redeq.redis.SlotOffer;
 import io.redeq.schedule.JobIds;
 
 // Over 300 lines: the fetch loop and the graceful close, whose hand-back of unfinished
@@ -96,6 +97,14 @@ public final class TopicConsumer implements Subscription {
 
 	private final @Nullable StartLimiter limiter;
 
+	private final HandOffs handOffs;
+
+	/**
+	 * Held while a hand-off starts jobs and while closing stops fetching: once close
+	 * stopped fetching, no job starts behind its back.
+	 */
+	private final Object starting = new Object();
+
 	public TopicConsumer(ConsumerSettings settings, JobHandler<Object> handler, ConsumerContext context,
 			Runnable onClosed) {
 		this.settings = settings;
@@ -123,11 +132,13 @@ public final class TopicConsumer implements Subscription {
 				? new StartLimiter(this.store, settings.topic(), settings.rateLimit()) : null;
 		this.fetcher = new Thread(this::fetchLoop, "redeq-fetch-" + settings.topic());
 		this.fetcher.setDaemon(true);
+		this.handOffs = context.handOffs();
 	}
 
 	public void start() {
 		this.leases.start(this.timers);
 		this.fetcher.start();
+		this.handOffs.join(this);
 	}
 
 	@Override
@@ -262,6 +273,64 @@ public final class TopicConsumer implements Subscription {
 		return true;
 	}
 
+	// ---- hand-off from this engine's migrator (HandOffs)
+	// --------------------------------
+
+	/**
+	 * Offers the free worker slots, taken until the offer is settled, to the migrator;
+	 * nothing while closing, paused, rate-limited (the limiter grants starts per claim)
+	 * or with a lost claim to hand back first.
+	 */
+	HandOffs.@Nullable Offer offerSlots() {
+		if (!this.fetching || this.limiter != null || !this.lostClaims.isEmpty()
+				|| this.pauses.isPaused(this.settings.topic())) {
+			return null;
+		}
+		int slots = this.workers.takeFreeSlotsNow();
+		if (slots == 0) {
+			return null;
+		}
+		String token = this.tokenPrefix + this.tokens.incrementAndGet();
+		return new HandOffs.Offer(this, new SlotOffer(this.settings.topic(), slots, this.settings.lease().toMillis(),
+				token, this.settings.maxAttempts()));
+	}
+
+	/**
+	 * Starts the jobs a migrate put IN_FLIGHT for this consumer, on the migrator's
+	 * thread; the offer's slots they do not take come back. A job that arrives while
+	 * closing goes back to READY as a claimed job would.
+	 */
+	void handedOver(SlotOffer offer, List<ClaimedJob> jobs, long redisNow) {
+		List<ClaimedJob> refused = new ArrayList<>();
+		int started = 0;
+		synchronized (this.starting) {
+			for (ClaimedJob job : jobs) {
+				if (this.fetching && this.workers.start(job, this.invocation::run)) {
+					this.events.started(job.topic(), Duration.ofMillis(Math.max(0, redisNow - job.dueAt())));
+					started++;
+				}
+				else {
+					refused.add(job);
+				}
+			}
+		}
+		this.workers.giveBackSlots(offer.slots() - started);
+		refused.forEach(this::giveBackUnstarted);
+	}
+
+	/**
+	 * A migrate that held this consumer's offer got no usable reply: its slots come back,
+	 * and the fetcher hands back whatever is held under the offer's token before its next
+	 * claim (as for its own lost claims).
+	 */
+	void handOffFailed(SlotOffer offer, int bucket, @Nullable RuntimeException failure) {
+		this.workers.giveBackSlots(offer.slots());
+		this.lostClaims.unanswered(bucket, offer.token());
+		this.signals.moreHere(bucket);
+		logger.debug("Hand-off to the consumer of topic '{}' on bucket {} got no reply: {}", this.settings.topic(),
+				bucket, String.valueOf(failure));
+	}
+
 	// ---- closing
 	// -------------------------------------------------------------------------
 
@@ -306,7 +375,10 @@ public final class TopicConsumer implements Subscription {
 	}
 
 	private void stopFetching() {
-		this.fetching = false;
+		this.handOffs.leave(this);
+		synchronized (this.starting) {
+			this.fetching = false;
+		}
 		this.signals.close();
 		this.workers.wakeFetcher();
 		try {

@@ -55,6 +55,18 @@ final class Workers {
 		return FreeSlots.take(this.slots);
 	}
 
+	/** Takes every free slot without waiting: how many, 0 if none. */
+	int takeFreeSlotsNow() {
+		return this.slots.drainPermits();
+	}
+
+	/** Gives back slots taken with {@link #takeFreeSlotsNow()} that no job took. */
+	void giveBackSlots(int count) {
+		if (count > 0) {
+			this.slots.release(count);
+		}
+	}
+
 	/** Wakes a fetcher waiting for a free slot, on close. */
 	void wakeFetcher() {
 		this.slots.release(this.concurrency);

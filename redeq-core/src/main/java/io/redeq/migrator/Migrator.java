@@ -10,6 +10,7 @@ import org.slf4j.LoggerFactory;
 
 import io.redeq.InstanceInfo;
 import io.redeq.RedeqOptions;
+import io.redeq.consumer.HandOffs;
 import io.redeq.consumer.LocalWorkSignals;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.LogOnce;
@@ -62,6 +63,8 @@ public final class Migrator implements WakeUps, AutoCloseable {
 
 	private final LocalWorkSignals localSignals;
 
+	private final HandOffs handOffs;
+
 	private final Thread thread;
 
 	private final LogOnce failures = new LogOnce(logger);
@@ -81,13 +84,15 @@ public final class Migrator implements WakeUps, AutoCloseable {
 	 * @param instanceId this engine's id, the owner of its bucket locks
 	 * @param events metrics
 	 * @param localSignals this engine's consumers, woken directly in proxy mode
+	 * @param handOffs this engine's consumers, whose free slots take due jobs at once
 	 * @param recurring the recurring jobs whose plans this migrator refills
 	 * @param description what this instance publishes of itself with each heartbeat
 	 * @param listeners this instance's running subscriptions, for its description
 	 */
 	public Migrator(RedisJobStore store, RedeqOptions options, String instanceId, JobEvents events,
-			LocalWorkSignals localSignals, RecurringJobs recurring, InstanceDescriptions description,
+			LocalWorkSignals localSignals, HandOffs handOffs, RecurringJobs recurring, InstanceDescriptions description,
 			Supplier<List<InstanceInfo.Listener>> listeners) {
+		this.handOffs = handOffs;
 		this.description = description;
 		this.listeners = listeners;
 		this.store = store;
@@ -212,14 +217,38 @@ public final class Migrator implements WakeUps, AutoCloseable {
 
 	/**
 	 * Migrates every bucket whose time has come in one pipelined round: when jobs fall
-	 * due in several buckets at once, none waits behind another's round trip.
+	 * due in several buckets at once, none waits behind another's round trip. The first
+	 * bucket's script may hand due jobs straight to this engine's idle consumers
+	 * ({@link HandOffs}); every offer is settled before this returns, so no slot stays
+	 * taken.
 	 */
 	private void migrateDueBuckets() {
 		int[] due = IntStream.range(0, this.options.buckets()).filter(this.ownership::isDue).toArray();
 		if (due.length == 0 || !this.running) {
 			return;
 		}
-		this.store.migrateDue(due, this.options.batchSize(), this::migrated);
+		List<HandOffs.Offer> offers = this.handOffs.collect();
+		RuntimeException failure = null;
+		try {
+			this.store.migrateDue(due, this.options.batchSize(), offers.stream().map(HandOffs.Offer::request).toList(),
+					(bucket, result) -> {
+						for (int i = 0; i < result.handedOver().size(); i++) {
+							offers.get(i).accept(result.handedOver().get(i), result.now());
+						}
+						migrated(bucket, result);
+					});
+		}
+		catch (RuntimeException ex) {
+			failure = ex;
+			throw ex;
+		}
+		finally {
+			// Settled already when the first bucket's reply was in: then this does
+			// nothing.
+			for (HandOffs.Offer offer : offers) {
+				offer.fail(due[0], failure);
+			}
+		}
 	}
 
 	private void migrate(int bucket, boolean sweep) {

@@ -25,16 +25,25 @@ public record ClaimResult(long now, long remaining, List<ClaimedJob> jobs) {
 	 * context ('' none).
 	 */
 	static ClaimResult fromReply(List<Object> reply, int bucket, String topic, String token) {
+		return new ClaimResult(ScriptReply.number(reply.get(0)), ScriptReply.number(reply.get(1)),
+				jobsOf(reply.subList(2, reply.size()), bucket, topic, token));
+	}
+
+	/**
+	 * The jobs in {@code values}, 7 values each as lib/delivery.lua writes them (claim's
+	 * reply and migrate's hand-off share the shape).
+	 */
+	static List<ClaimedJob> jobsOf(List<Object> values, int bucket, String topic, String token) {
 		List<ClaimedJob> jobs = new ArrayList<>();
-		for (int i = 2; i + VALUES_PER_JOB - 1 < reply.size(); i += VALUES_PER_JOB) {
-			String jobKey = ScriptReply.text(reply.get(i));
+		for (int i = 0; i + VALUES_PER_JOB - 1 < values.size(); i += VALUES_PER_JOB) {
+			String jobKey = ScriptReply.text(values.get(i));
 			jobs.add(new ClaimedJob(bucket, jobKey, topic, jobKey.substring(topic.length() + 1),
-					(int) ScriptReply.number(reply.get(i + 1)), ScriptReply.number(reply.get(i + 2)),
-					ScriptReply.number(reply.get(i + 3)), ScriptReply.text(reply.get(i + 4)), token,
-					JobSettings.decode(ScriptReply.text(reply.get(i + 5))),
-					traceContextOf(ScriptReply.text(reply.get(i + 6)))));
+					(int) ScriptReply.number(values.get(i + 1)), ScriptReply.number(values.get(i + 2)),
+					ScriptReply.number(values.get(i + 3)), ScriptReply.text(values.get(i + 4)), token,
+					JobSettings.decode(ScriptReply.text(values.get(i + 5))),
+					traceContextOf(ScriptReply.text(values.get(i + 6)))));
 		}
-		return new ClaimResult(ScriptReply.number(reply.get(0)), ScriptReply.number(reply.get(1)), jobs);
+		return jobs;
 	}
 
 	private static @Nullable String traceContextOf(String stored) {

@@ -1,6 +1,7 @@
 package io.redeq.redis;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,32 +17,50 @@ import java.util.Map;
  * @param reclaimed expired leases returned to READY
  * @param recurringToRefill jobKeys of recurring jobs whose cron plan runs short of ticks
  * @param readyByTopic jobs made READY per topic (for waking that topic's consumers)
+ * @param handedOver per offer of the call, in its order, the jobs put IN_FLIGHT for it
  */
 public record MigrateResult(long now, long nextDue, long nextLeaseExpiry, boolean lockHeld, int migrated, int reclaimed,
-		List<String> recurringToRefill, Map<String, Integer> readyByTopic) {
+		List<String> recurringToRefill, Map<String, Integer> readyByTopic, List<List<ClaimedJob>> handedOver) {
+
+	/** Values migrate.lua returns per job handed over (those of claim). */
+	private static final int VALUES_PER_JOB = 7;
 
 	/**
-	 * Parses migrate.lua's result: now, next due ms (-1 none), next lease deadline ms (-1
-	 * none or not checked), 1 if the lock is held (or was not checked), jobs migrated,
-	 * leases reclaimed, n, n jobKeys of recurring jobs to refill, then pairs topic, jobs
-	 * made READY. Its 'topics' answer is not a result: the caller sends the script again
-	 * first.
+	 * Parses migrate.lua's result for a call on {@code bucket} that made {@code offers}:
+	 * now, next due ms (-1 none), next lease deadline ms (-1 none or not checked), 1 if
+	 * the lock is held (or was not checked), jobs migrated, leases reclaimed, n, n
+	 * jobKeys of recurring jobs to refill, m offers, per offer the number of jobs handed
+	 * to it and 7 values each, then pairs topic, jobs made READY. Its 'topics' answer is
+	 * not a result: the caller sends the script again first.
 	 */
-	static MigrateResult fromReply(List<Object> reply) {
+	static MigrateResult fromReply(List<Object> reply, int bucket, List<SlotOffer> offers) {
 		ScriptReply.requireResult(reply, "migrate.lua");
 		int refills = (int) ScriptReply.number(reply.get(6));
 		List<String> recurringToRefill = new ArrayList<>(refills);
-		for (int i = 7; i < 7 + refills; i++) {
+		int i = 7;
+		for (; i < 7 + refills; i++) {
 			recurringToRefill.add(ScriptReply.text(reply.get(i)));
 		}
+		int answered = (int) ScriptReply.number(reply.get(i++));
+		if (answered != offers.size()) {
+			throw new IllegalStateException(
+					"migrate.lua answered " + answered + " offers of the " + offers.size() + " it was sent");
+		}
+		List<List<ClaimedJob>> handedOver = new ArrayList<>(offers.size());
+		for (SlotOffer offer : offers) {
+			int jobs = (int) ScriptReply.number(reply.get(i++));
+			handedOver.add(ClaimResult.jobsOf(reply.subList(i, i + jobs * VALUES_PER_JOB), bucket, offer.topic(),
+					offer.token()));
+			i += jobs * VALUES_PER_JOB;
+		}
 		Map<String, Integer> readyByTopic = new LinkedHashMap<>();
-		for (int i = 7 + refills; i + 1 < reply.size(); i += 2) {
+		for (; i + 1 < reply.size(); i += 2) {
 			readyByTopic.put(ScriptReply.text(reply.get(i)), (int) ScriptReply.number(reply.get(i + 1)));
 		}
 		return new MigrateResult(ScriptReply.number(reply.get(0)), ScriptReply.number(reply.get(1)),
 				ScriptReply.number(reply.get(2)), ScriptReply.isOne(reply.get(3)),
 				(int) ScriptReply.number(reply.get(4)), (int) ScriptReply.number(reply.get(5)), recurringToRefill,
-				readyByTopic);
+				readyByTopic, Collections.unmodifiableList(handedOver));
 	}
 
 	/** Whether a full batch was moved, so more may be due right now. */

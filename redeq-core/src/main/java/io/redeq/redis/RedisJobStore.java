@@ -93,7 +93,8 @@ public final class RedisJobStore {
 
 	/**
 	 * Runs migrate: the keys of {@link #runOn}, then the bucket's recurring hash, whose
-	 * due triggers it turns into occurrences.
+	 * due triggers it turns into occurrences, and its requests key, where it remembers
+	 * the claim tokens of the jobs it hands over.
 	 */
 	private <T> CompletableFuture<T> runMigrate(int bucket, Collection<String> topics, String... rest) {
 		String[] args = new String[rest.length + 1];
@@ -101,8 +102,9 @@ public final class RedisJobStore {
 		System.arraycopy(rest, 0, args, 1, rest.length);
 		remember(bucket, topics);
 		String[] topicKeys = this.keys.jobScriptKeys(bucket, topics);
-		String[] keys = Arrays.copyOf(topicKeys, topicKeys.length + 1);
+		String[] keys = Arrays.copyOf(topicKeys, topicKeys.length + 2);
 		keys[topicKeys.length] = this.keys.recurringKey(bucket);
+		keys[topicKeys.length + 1] = this.keys.requestsKey(bucket);
 		return this.scripts.runAsync(Scripts.MIGRATE, keys, args);
 	}
 
@@ -127,13 +129,16 @@ public final class RedisJobStore {
 		String[] args = new String[rest.length + 2];
 		args[0] = topic;
 		System.arraycopy(rest, 0, args, 1, rest.length);
-		args[args.length - 1] = Long
-			.toString(Math.max(2 * this.scripts.timeout().toMillis(), MIN_REQUEST_MEMORY_MILLIS));
+		args[args.length - 1] = Long.toString(requestMemoryMillis());
 		String[] topicKeys = this.keys.jobScriptKeys(bucket, List.of(topic));
 		String[] keys = Arrays.copyOf(topicKeys, topicKeys.length + 1);
 		keys[topicKeys.length] = this.keys.requestsKey(bucket);
 		remember(bucket, List.of(topic));
 		return this.scripts.runAsync(script, keys, args);
+	}
+
+	private long requestMemoryMillis() {
+		return Math.max(2 * this.scripts.timeout().toMillis(), MIN_REQUEST_MEMORY_MILLIS);
 	}
 
 	private void remember(int bucket, Collection<String> topics) {
@@ -246,30 +251,54 @@ public final class RedisJobStore {
 	public MigrateResult migrate(int bucket, int batchSize, boolean sweep, String lockOwner, long lockTtlMillis,
 			long deadRetentionMillis) {
 		return MigrateResult.fromReply(runMigrateWithAllTopics(bucket, strings(batchSize, sweep ? lockOwner : "",
-				lockTtlMillis, sweep ? deadRetentionMillis : 0, sweep ? 1 : 0)));
+				lockTtlMillis, sweep ? deadRetentionMillis : 0, sweep ? 1 : 0, 0, 0)), bucket, List.of());
 	}
 
 	/**
 	 * Migrates the due jobs of several buckets at their due time (no lock renewal, no
 	 * lease or retention pass), every script sent before the first reply is awaited: a
 	 * round costs one round trip, not one per bucket. A bucket whose script met a topic
-	 * not declared yet is sent again on its own with it.
+	 * not declared yet is sent again on its own with it. The first bucket's script gets
+	 * {@code offers}: it hands due jobs of their topics straight to those consumers
+	 * ({@link MigrateResult#handedOver()}).
 	 */
-	public void migrateDue(int[] buckets, int batchSize, BiConsumer<Integer, MigrateResult> each) {
-		String[] args = strings(batchSize, "", 0, 0, 0);
+	public void migrateDue(int[] buckets, int batchSize, List<SlotOffer> offers,
+			BiConsumer<Integer, MigrateResult> each) {
+		String[] plain = strings(batchSize, "", 0, 0, 0, 0, 0);
 		List<CompletableFuture<List<Object>>> replies = new ArrayList<>(buckets.length);
-		for (int bucket : buckets) {
-			replies.add(runMigrate(bucket, knownTopics(bucket), args));
+		for (int i = 0; i < buckets.length; i++) {
+			if (i == 0 && !offers.isEmpty()) {
+				remember(buckets[0], offers.stream().map(SlotOffer::topic).toList());
+			}
+			replies.add(runMigrate(buckets[i], knownTopics(buckets[i]), (i == 0) ? withOffers(plain, offers) : plain));
 		}
 		// Each bucket's result is handed on as soon as its reply is in, so its consumers
 		// are signalled without waiting for the replies behind it.
 		for (int i = 0; i < buckets.length; i++) {
 			List<Object> reply = this.scripts.await(replies.get(i), Scripts.MIGRATE.toString());
 			if (ScriptReply.asksForTopics(reply)) {
-				reply = runMigrateWithAllTopics(buckets[i], args);
+				reply = runMigrateWithAllTopics(buckets[i], (i == 0) ? withOffers(plain, offers) : plain);
 			}
-			each.accept(buckets[i], MigrateResult.fromReply(reply));
+			each.accept(buckets[i], MigrateResult.fromReply(reply, buckets[i], (i == 0) ? offers : List.of()));
 		}
+	}
+
+	/** migrate.lua's arguments with the offers in place of "none". */
+	private String[] withOffers(String[] plain, List<SlotOffer> offers) {
+		if (offers.isEmpty()) {
+			return plain;
+		}
+		List<String> args = new ArrayList<>(Arrays.asList(plain).subList(0, plain.length - 2));
+		args.add(Long.toString(requestMemoryMillis()));
+		args.add(Integer.toString(offers.size()));
+		for (SlotOffer offer : offers) {
+			args.add(offer.topic());
+			args.add(Integer.toString(offer.slots()));
+			args.add(Long.toString(offer.leaseMillis()));
+			args.add(offer.token());
+			args.add(Integer.toString(offer.maxAttempts()));
+		}
+		return args.toArray(String[]::new);
 	}
 
 	/**

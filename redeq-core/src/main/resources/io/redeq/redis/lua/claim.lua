@@ -8,9 +8,8 @@
 -- ARGV[1] topic, ARGV[2] n, ARGV[3] lease ms, ARGV[4] claim token, ARGV[5] max attempts,
 -- ARGV[6] ms to remember the token
 -- ARGV[5] is the subscription's; a job that set its own (lib/settings.lua) is held to that.
--- Returns: now, READY jobs left in this bucket, then per claimed job 7 values:
---   jobKey, attempt, created ms, due ms, payload, the job's own settings ('' none),
---   trace context stored beside the payload ('' none)
+-- Returns: now, READY jobs left in this bucket, then per claimed job the 7 values of deliver
+--   (lib/delivery.lua)
 local topic = ARGV[1]
 local n = tonumber(ARGV[2])
 local lease = tonumber(ARGV[3])
@@ -24,18 +23,6 @@ end
 local ready = ready_key(topic)
 local now = now_ms()
 local waiting = redis.call('ZCARD', ready)
-
-local function deliver(out, job_key, attempts, due, rec)
-  local created, head, payload = string.match(rec, '^(%d+)([^|]*)|(.*)$')
-  local settings, trace = string.match(head, '^([^ ]*) ?(.*)$')
-  out[#out + 1] = job_key
-  out[#out + 1] = attempts
-  out[#out + 1] = tonumber(created)
-  out[#out + 1] = due
-  out[#out + 1] = payload
-  out[#out + 1] = settings
-  out[#out + 1] = trace
-end
 
 if ran_before(requests, token) then
   local out = { now, waiting }

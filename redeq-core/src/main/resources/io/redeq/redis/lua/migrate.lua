@@ -3,17 +3,26 @@
 -- Correctness never rests on the lock: each job moves inside this one atomic script, so two
 -- migrators on one bucket can neither lose nor double a job. Payload records are not touched.
 -- Due recurring triggers (lib/recurring.lua) become occurrences here, each with its next trigger.
+-- Hand-off: idle consumers of the calling instance may take due jobs of their topics straight
+-- to IN_FLIGHT in this same script, as claim would have done right after (same lease, attempt
+-- record, claim token and request memory), which saves the signal, the consumer's wake-up and
+-- its claim. Only for a topic with no READY job in this bucket, so no job overtakes one that was
+-- waiting; what a consumer cannot take goes to READY as usual.
 -- KEYS: the bucket keys with the ready and dead keys of the declared topics (see prelude), then
---   the recurring hash
+--   the recurring hash, then the requests key (see lib/requests.lua)
 -- ARGV[1] topics, ARGV[2] batch size, ARGV[3] lock token ('' = do not touch the lock),
 -- ARGV[4] lock ttl ms, ARGV[5] dead-letter retention ms (0 = skip the retention pass),
 -- ARGV[6] 1 to reclaim expired leases, 0 to skip (the sweep finds them; a due job should not pay for it)
+-- ARGV[7] ms to remember a hand-off's claim token, ARGV[8] number of offers k (0 none), then k
+--   groups of 5: topic (declared), free slots n, lease ms, claim token, the subscription's max attempts
 -- Returns: 'topics', then the topics whose keys must be declared (nothing was written); or
 --   now, next due ms (-1 none), next lease deadline ms (-1 none or not checked), 1 if the lock is
 --   held (or was not checked), jobs migrated (recurring occurrences included), leases reclaimed,
---   n, then n jobKeys of recurring jobs whose cron plan needs more ticks, then pairs topic, jobs
---   made READY
-local K_RECURRING = KEYS[#KEYS]
+--   n, then n jobKeys of recurring jobs whose cron plan needs more ticks, then m, then per offer
+--   (in ARGV order) the jobs handed to it: their number, then the 7 values of deliver
+--   (lib/delivery.lua) each, then pairs topic, jobs made READY
+local K_RECURRING = KEYS[#KEYS - 1]
+local K_REQUESTS = KEYS[#KEYS]
 local batch = tonumber(ARGV[2])
 local token = ARGV[3]
 local now = now_ms()
@@ -77,6 +86,31 @@ for _, job_key in ipairs(triggers) do
   end
 end
 
+-- The offers of idle consumers. One whose token ran before (Lettuce sent this script again after
+-- a reconnect lost the first reply) takes nothing more and gets what it holds, as claim does.
+local offers, offer_of = {}, {}
+local keep = tonumber(ARGV[7]) or 0
+for k = 0, (tonumber(ARGV[8]) or 0) - 1 do
+  local base = 9 + k * 5
+  local offer = { topic = ARGV[base], n = tonumber(ARGV[base + 1]), lease = tonumber(ARGV[base + 2]),
+    token = ARGV[base + 3], max_attempts = tonumber(ARGV[base + 4]), candidates = {}, handed = {} }
+  if not TOPIC_KEYS[offer.topic] or keep <= 0 then
+    return redis.error_reply('ERR redeq migrate: an offer needs its topic declared and a time to remember its token: '
+      .. tostring(offer.topic) .. ', ' .. tostring(ARGV[7]))
+  end
+  offers[#offers + 1] = offer
+  if ran_before(K_REQUESTS, offer.token) then
+    for _, h in ipairs(held_by(offer.topic, offer.token)) do
+      local rec = redis.call('HGET', K_PAYLOAD, h.job_key)
+      if rec then
+        offer.handed[#offer.handed + 1] = { job_key = h.job_key, attempts = h.attempt.attempts, due = h.attempt.due, rec = rec }
+      end
+    end
+  elseif redis.call('EXISTS', ready_key(offer.topic)) == 0 then
+    offer_of[offer.topic] = offer
+  end
+end
+
 local held = 1
 if token ~= '' then
   held = 0
@@ -102,9 +136,45 @@ end
 for i = 1, #due, 2 do
   if string.byte(due[i]) ~= 126 then
     local due_ms, p = due_of_due(tonumber(due[i + 1]))
-    make_ready(due[i], ready_score(due_ms, p))
+    local offer = offer_of[topic_of(due[i])]
+    if offer then
+      table.insert(offer.candidates, { job_key = due[i], due = due_ms, score = ready_score(due_ms, p) })
+    else
+      make_ready(due[i], ready_score(due_ms, p))
+    end
   end
 end
+
+-- Hand-off: each offer takes its topic's due jobs in claim order (lowest ready score first) into
+-- its free slots. A job claim would not deliver (no record, attempts used up) goes to READY,
+-- where claim deals with it.
+local leases = {}
+for _, offer in ipairs(offers) do
+  table.sort(offer.candidates, function(x, y) return x.score < y.score end)
+  for _, c in ipairs(offer.candidates) do
+    local taken = false
+    if #offer.handed < offer.n then
+      local rec = redis.call('HGET', K_PAYLOAD, c.job_key)
+      local a = parse_attempt(redis.call('HGET', K_ATTEMPT, c.job_key))
+      if rec and (a.attempts == 0 or a.attempts < max_attempts_of(settings_of(rec), offer.max_attempts)) then
+        a.attempts, a.due, a.token = a.attempts + 1, c.due, offer.token
+        redis.call('HSET', K_ATTEMPT, c.job_key, format_attempt(a))
+        leases[#leases + 1] = now + offer.lease
+        leases[#leases + 1] = c.job_key
+        offer.handed[#offer.handed + 1] = { job_key = c.job_key, attempts = a.attempts, due = c.due, rec = rec }
+        taken = true
+      end
+    end
+    if not taken then
+      make_ready(c.job_key, c.score)
+    end
+  end
+  if #offer.candidates > 0 and #offer.handed > 0 then
+    count(offer.topic .. ':i', #offer.handed)
+    remember_request(K_REQUESTS, offer.token, now, keep)
+  end
+end
+zadd_all(K_LEASE, leases)
 
 local refills = {}
 local replaced = {}
@@ -139,6 +209,13 @@ end
 
 local out = { now, next_due, next_lease, held, #due_keys + created, #expired, #refills }
 for _, job_key in ipairs(refills) do out[#out + 1] = job_key end
+out[#out + 1] = #offers
+for _, offer in ipairs(offers) do
+  out[#out + 1] = #offer.handed
+  for _, h in ipairs(offer.handed) do
+    deliver(out, h.job_key, h.attempts, h.due, h.rec)
+  end
+end
 for _, topic in ipairs(topics) do
   local list = ready[topic]
   zadd_all(ready_key(topic), list)

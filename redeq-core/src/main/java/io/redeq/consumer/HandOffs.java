@@ -1,0 +1,102 @@
+package io.redeq.consumer;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.jspecify.annotations.Nullable;
+
+import io.redeq.redis.ClaimedJob;
+import io.redeq.redis.SlotOffer;
+
+/**
+ * This engine's consumers as its migrator sees them: before it migrates due buckets, it
+ * collects the free worker slots of the consumers that have some, and the migrate script
+ * puts due jobs of their topics straight IN_FLIGHT for them (see migrate.lua).
+ *
+ * <p>
+ * That is what a claim right after the migrate would have done, with the same lease,
+ * attempt record and claim token, so every guarantee holds as it does for a claim; it
+ * only saves the signal, the consumer's wake-up and its claim: one round trip on the way
+ * from due to running, and a fifth of Redis's work per job when jobs fall due one by one.
+ * A consumer that is busy, paused, rate-limited or closing offers nothing, and its jobs
+ * go to READY and wake it (or others) as before.
+ */
+public final class HandOffs {
+
+	private final List<TopicConsumer> consumers = new CopyOnWriteArrayList<>();
+
+	void join(TopicConsumer consumer) {
+		this.consumers.add(consumer);
+	}
+
+	void leave(TopicConsumer consumer) {
+		this.consumers.remove(consumer);
+	}
+
+	/**
+	 * Takes the free slots of every consumer that has some; the caller must settle each
+	 * offer it gets ({@link Offer#accept}, or {@link Offer#fail}), which gives back the
+	 * slots no job took.
+	 * @return the offers, empty when every consumer is busy
+	 */
+	public List<Offer> collect() {
+		List<Offer> offers = new ArrayList<>();
+		for (TopicConsumer consumer : this.consumers) {
+			Offer offer = consumer.offerSlots();
+			if (offer != null) {
+				offers.add(offer);
+			}
+		}
+		return offers;
+	}
+
+	/** One consumer's free slots, held for it until the offer is settled. */
+	public static final class Offer {
+
+		private final TopicConsumer consumer;
+
+		private final SlotOffer request;
+
+		private final AtomicBoolean settled = new AtomicBoolean();
+
+		Offer(TopicConsumer consumer, SlotOffer request) {
+			this.consumer = consumer;
+			this.request = request;
+		}
+
+		/** What the migrate script is told. */
+		public SlotOffer request() {
+			return this.request;
+		}
+
+		/**
+		 * The script answered: starts the jobs it handed over (none is fine) and gives
+		 * back the slots they did not take.
+		 * @param jobs the jobs put IN_FLIGHT for this consumer
+		 * @param redisNow the Redis time the script ran at
+		 */
+		public void accept(List<ClaimedJob> jobs, long redisNow) {
+			if (this.settled.compareAndSet(false, true)) {
+				this.consumer.handedOver(this.request, jobs, redisNow);
+			}
+		}
+
+		/**
+		 * The script's reply never came ({@code bucket} is the one it ran on): the
+		 * consumer hands back whatever it may have taken under the offer's token, as for
+		 * a claim whose reply was lost, and gets its slots back. Does nothing once
+		 * settled.
+		 * @param bucket the bucket of the script that got the offer
+		 * @param failure why
+		 */
+		public void fail(int bucket, @Nullable RuntimeException failure) {
+			if (this.settled.compareAndSet(false, true)) {
+				this.consumer.handOffFailed(this.request, bucket, failure);
+			}
+		}
+
+	}
+
+}

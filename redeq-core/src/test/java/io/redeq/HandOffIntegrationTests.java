@@ -1,0 +1,127 @@
+package io.redeq;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.junit.jupiter.api.Test;
+
+import io.redeq.test.CommandStats;
+import io.redeq.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The migrator hands due jobs straight to its own engine's idle consumers: no signal, no
+ * claim; a busy consumer's jobs wait READY as before; and a consumer closed while jobs
+ * are being handed to it loses none.
+ */
+@RedisTest
+class HandOffIntegrationTests {
+
+	private final RedisClient lettuce;
+
+	HandOffIntegrationTests(RedisClient lettuce) {
+		this.lettuce = lettuce;
+	}
+
+	@Test
+	void dueJobsReachAnIdleConsumerWithoutASignalOrAClaim() {
+		Set<String> done = ConcurrentHashMap.newKeySet();
+		// No sweep during the test: only the due-time path migrates.
+		try (Redeq redeq = Redeq.builder(this.lettuce).sweepInterval(Duration.ofSeconds(60)).build()) {
+			redeq.subscribe("mail", String.class, (payload, delivery) -> done.add(delivery.id()),
+					SubscriptionOptions.builder().concurrency(4).build());
+			await().atMost(Duration.ofSeconds(10)).until(() -> redeq.ownedBuckets().length == 16);
+			resetStats();
+
+			for (int i = 0; i < 20; i++) {
+				redeq.client()
+					.schedule(Job.builder("mail")
+						.id("m-" + i)
+						.payload("x")
+						.delay(Duration.ofMillis(300 + 50L * i))
+						.build());
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> done.size() == 20);
+
+			assertThat(CommandStats.calls(this.lettuce, "rpush"::equals)).as("signals pushed").isZero();
+			assertThat(CommandStats.calls(this.lettuce, "zpopmin"::equals)).as("claims that popped READY jobs")
+				.isZero();
+			await().atMost(Duration.ofSeconds(5)).until(() -> redeq.admin().stats("mail").pending() == 0);
+		}
+	}
+
+	@Test
+	void aBusyConsumersJobWaitsReadyAndRunsWhenASlotFrees() throws Exception {
+		CountDownLatch release = new CountDownLatch(1);
+		List<String> order = new CopyOnWriteArrayList<>();
+		try (Redeq redeq = Redeq.builder(this.lettuce).build()) {
+			redeq.subscribe("report", String.class, (payload, delivery) -> {
+				order.add(delivery.id());
+				if (delivery.id().equals("first")) {
+					release.await(10, TimeUnit.SECONDS);
+				}
+			}, SubscriptionOptions.builder().concurrency(1).build());
+			redeq.client().schedule(Job.builder("report").id("first").payload("a").build());
+			await().atMost(Duration.ofSeconds(10)).until(() -> order.contains("first"));
+
+			redeq.client()
+				.schedule(Job.builder("report").id("second").payload("b").delay(Duration.ofMillis(100)).build());
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> redeq.client()
+					.find("report", "second")
+					.map(JobInfo::state)
+					.orElse(null) == JobState.READY);
+			release.countDown();
+
+			await().atMost(Duration.ofSeconds(10)).until(() -> order.size() == 2);
+			assertThat(order).containsExactly("first", "second");
+		}
+	}
+
+	@Test
+	void aConsumerClosedWhileJobsAreHandedToItLosesNone() {
+		int total = 400;
+		Map<String, Integer> runs = new ConcurrentHashMap<>();
+		try (Redeq staying = Redeq.builder(this.lettuce).instanceId("staying").build();
+				Redeq leaving = Redeq.builder(this.lettuce).instanceId("leaving").build()) {
+			Subscription leavingConsumer = leaving.subscribe("sms", String.class,
+					(payload, delivery) -> runs.merge(delivery.id(), 1, Integer::sum),
+					SubscriptionOptions.builder().concurrency(2).build());
+			staying.subscribe("sms", String.class, (payload, delivery) -> runs.merge(delivery.id(), 1, Integer::sum),
+					SubscriptionOptions.builder().concurrency(2).build());
+			for (int i = 0; i < total; i++) {
+				staying.client()
+					.schedule(Job.builder("sms")
+						.id("s-" + i)
+						.payload("x")
+						.delay(Duration.ofMillis(200 + 5L * i))
+						.build());
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> runs.size() >= total / 4);
+			leavingConsumer.close();
+
+			await().atMost(Duration.ofSeconds(30)).until(() -> runs.size() == total);
+			await().atMost(Duration.ofSeconds(10)).until(() -> staying.admin().stats("sms").pending() == 0);
+			// At least once is the promise; a handler that ran is completed before close
+			// returns, so nothing here should run twice either.
+			assertThat(runs.values()).as("runs per job").allMatch((count) -> count == 1);
+		}
+	}
+
+	private void resetStats() {
+		try (StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
+			connection.sync().configResetstat();
+		}
+	}
+
+}

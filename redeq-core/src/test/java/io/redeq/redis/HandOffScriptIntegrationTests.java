@@ -1,0 +1,117 @@
+package io.redeq.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.lettuce.core.RedisClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import io.redeq.Job;
+import io.redeq.JobState;
+import io.redeq.Redeq;
+import io.redeq.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * migrate.lua's hand-off on a real redis-server: due jobs go straight IN_FLIGHT for an
+ * offer, no more than its free slots; a second run under the same token (Lettuce sending
+ * the script again after a reconnect) takes nothing more and answers with what the token
+ * holds; and nothing overtakes a job already waiting READY.
+ */
+@RedisTest
+class HandOffScriptIntegrationTests {
+
+	private static final int BUCKETS = 16;
+
+	private final KeySpace keys = new KeySpace("redeq", BUCKETS);
+
+	private final Redeq producer;
+
+	private final RedisConnections connections;
+
+	private final RedisJobStore store;
+
+	HandOffScriptIntegrationTests(RedisClient lettuce) {
+		this.producer = Redeq.builder(lettuce).migratorEnabled(false).build();
+		this.connections = new RedisConnections(lettuce);
+		this.store = new RedisJobStore(this.keys, new ScriptRunner(this.connections, Duration.ofSeconds(10)));
+	}
+
+	@AfterEach
+	void close() {
+		this.producer.close();
+		this.connections.close();
+	}
+
+	@Test
+	void anOfferTakesDueJobsUpToItsSlotsAndTheRestGoReady() {
+		List<String> ids = idsInBucket(3, 3);
+		ids.forEach((id) -> this.producer.client().schedule(Job.builder("mail").id(id).payload(id).build()));
+
+		MigrateResult result = migrate(3, new SlotOffer("mail", 2, 30_000, "inst:x:1", 3));
+
+		assertThat(result.handedOver()).singleElement().satisfies((jobs) -> {
+			assertThat(jobs).extracting(ClaimedJob::id).hasSize(2).isSubsetOf(ids);
+			assertThat(jobs).allSatisfy((job) -> {
+				assertThat(job.attempt()).isEqualTo(1);
+				assertThat(job.token()).isEqualTo("inst:x:1");
+				assertThat(job.payload()).isEqualTo("\"" + job.id() + "\"");
+				assertThat(this.producer.client().find("mail", job.id()).orElseThrow().state())
+					.isEqualTo(JobState.IN_FLIGHT);
+			});
+		});
+		assertThat(result.readyByTopic()).containsEntry("mail", 1);
+		assertThat(this.producer.admin().stats("mail").inFlight()).isEqualTo(2);
+		assertThat(this.producer.admin().stats("mail").ready()).isEqualTo(1);
+	}
+
+	@Test
+	void theSameTokenAgainTakesNothingMoreAndAnswersWithWhatItHolds() {
+		List<String> ids = idsInBucket(5, 3);
+		this.producer.client().schedule(Job.builder("mail").id(ids.get(0)).payload(1).build());
+		MigrateResult first = migrate(5, new SlotOffer("mail", 4, 30_000, "inst:x:2", 3));
+		this.producer.client().schedule(Job.builder("mail").id(ids.get(1)).payload(2).build());
+
+		MigrateResult again = migrate(5, new SlotOffer("mail", 4, 30_000, "inst:x:2", 3));
+
+		assertThat(first.handedOver().get(0)).extracting(ClaimedJob::id).containsExactly(ids.get(0));
+		assertThat(again.handedOver().get(0)).extracting(ClaimedJob::id).containsExactly(ids.get(0));
+		assertThat(again.handedOver().get(0)).extracting(ClaimedJob::attempt).containsExactly(1);
+		assertThat(this.producer.client().find("mail", ids.get(1)).orElseThrow().state()).isEqualTo(JobState.READY);
+	}
+
+	@Test
+	void nothingOvertakesAJobAlreadyReady() {
+		List<String> ids = idsInBucket(7, 2);
+		this.producer.client().schedule(Job.builder("mail").id(ids.get(0)).payload(1).build());
+		migrate(7); // no consumer idle: READY
+		this.producer.client().schedule(Job.builder("mail").id(ids.get(1)).payload(2).build());
+
+		MigrateResult result = migrate(7, new SlotOffer("mail", 4, 30_000, "inst:x:3", 3));
+
+		assertThat(result.handedOver().get(0)).isEmpty();
+		assertThat(this.producer.admin().stats("mail").ready()).isEqualTo(2);
+	}
+
+	private MigrateResult migrate(int bucket, SlotOffer... offers) {
+		List<MigrateResult> results = new ArrayList<>();
+		this.store.migrateDue(new int[] { bucket }, 100, List.of(offers), (b, result) -> results.add(result));
+		assertThat(results).hasSize(1);
+		return results.get(0);
+	}
+
+	private List<String> idsInBucket(int bucket, int count) {
+		List<String> ids = new ArrayList<>();
+		for (int i = 0; ids.size() < count && i < 100_000; i++) {
+			if (this.keys.bucketOf(KeySpace.jobKey("mail", "m-" + i)) == bucket) {
+				ids.add("m-" + i);
+			}
+		}
+		assertThat(ids).hasSize(count);
+		return ids;
+	}
+
+}
