@@ -36,20 +36,28 @@ public final class HandOffs {
 	}
 
 	/**
-	 * Takes the free slots of every consumer that has some; the caller must settle each
-	 * offer it gets ({@link Offer#accept}, or {@link Offer#fail}), which gives back the
-	 * slots no job took.
-	 * @return the offers, empty when every consumer is busy
+	 * Takes the free slots of every consumer that has some, each consumer's split over
+	 * the {@code buckets} about to be migrated; the caller must settle each offer it gets
+	 * ({@link Offer#accept}, or {@link Offer#fail}), which gives back the slots no job
+	 * took.
+	 * @param buckets how many buckets the slots are spread over
+	 * @return per bucket, the offers for its script (empty when every consumer is busy)
 	 */
-	public List<Offer> collect() {
-		List<Offer> offers = new ArrayList<>();
+	public List<List<Offer>> collect(int buckets) {
+		List<List<Offer>> byBucket = new ArrayList<>(buckets);
+		for (int i = 0; i < buckets; i++) {
+			byBucket.add(new ArrayList<>());
+		}
 		for (TopicConsumer consumer : this.consumers) {
-			Offer offer = consumer.offerSlots();
-			if (offer != null) {
-				offers.add(offer);
+			List<@Nullable Offer> offers = consumer.offerSlots(buckets);
+			for (int i = 0; i < buckets; i++) {
+				Offer offer = offers.get(i);
+				if (offer != null) {
+					byBucket.get(i).add(offer);
+				}
 			}
 		}
-		return offers;
+		return byBucket;
 	}
 
 	/** One consumer's free slots, held for it until the offer is settled. */

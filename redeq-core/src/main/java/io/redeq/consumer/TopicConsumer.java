@@ -277,22 +277,29 @@ public final class TopicConsumer implements Subscription {
 	// --------------------------------
 
 	/**
-	 * Offers the free worker slots, taken until the offer is settled, to the migrator;
-	 * nothing while closing, paused, rate-limited (the limiter grants starts per claim)
-	 * or with a lost claim to hand back first.
+	 * Offers the free worker slots, taken until each offer is settled, to the migrator,
+	 * split as evenly as they go over the {@code buckets} it is about to migrate (at
+	 * least one slot per offer, so fewer offers than buckets when slots are few); nothing
+	 * while closing, paused, rate-limited (the limiter grants starts per claim) or with a
+	 * lost claim to hand back first.
+	 * @return per bucket, in the order given, this consumer's offer or {@code null}
 	 */
-	HandOffs.@Nullable Offer offerSlots() {
-		if (!this.fetching || this.limiter != null || !this.lostClaims.isEmpty()
-				|| this.pauses.isPaused(this.settings.topic())) {
-			return null;
+	List<HandOffs.@Nullable Offer> offerSlots(int buckets) {
+		List<HandOffs.@Nullable Offer> offers = new ArrayList<>(buckets);
+		int slots = 0;
+		if (this.fetching && this.limiter == null && this.lostClaims.isEmpty()
+				&& !this.pauses.isPaused(this.settings.topic())) {
+			slots = this.workers.takeFreeSlotsNow();
 		}
-		int slots = this.workers.takeFreeSlotsNow();
-		if (slots == 0) {
-			return null;
+		for (int i = 0; i < buckets; i++) {
+			int share = slots / buckets + ((i < slots % buckets) ? 1 : 0);
+			offers.add((share > 0)
+					? new HandOffs.Offer(this,
+							new SlotOffer(this.settings.topic(), share, this.settings.lease().toMillis(),
+									this.tokenPrefix + this.tokens.incrementAndGet(), this.settings.maxAttempts()))
+					: null);
 		}
-		String token = this.tokenPrefix + this.tokens.incrementAndGet();
-		return new HandOffs.Offer(this, new SlotOffer(this.settings.topic(), slots, this.settings.lease().toMillis(),
-				token, this.settings.maxAttempts()));
+		return offers;
 	}
 
 	/**

@@ -217,23 +217,25 @@ public final class Migrator implements WakeUps, AutoCloseable {
 
 	/**
 	 * Migrates every bucket whose time has come in one pipelined round: when jobs fall
-	 * due in several buckets at once, none waits behind another's round trip. The first
-	 * bucket's script may hand due jobs straight to this engine's idle consumers
-	 * ({@link HandOffs}); every offer is settled before this returns, so no slot stays
-	 * taken.
+	 * due in several buckets at once, none waits behind another's round trip. Each
+	 * bucket's script may hand due jobs straight to this engine's idle consumers, whose
+	 * free slots are split over the round's buckets ({@link HandOffs}); every offer is
+	 * settled before this returns, so no slot stays taken.
 	 */
 	private void migrateDueBuckets() {
 		int[] due = IntStream.range(0, this.options.buckets()).filter(this.ownership::isDue).toArray();
 		if (due.length == 0 || !this.running) {
 			return;
 		}
-		List<HandOffs.Offer> offers = this.handOffs.collect();
+		List<List<HandOffs.Offer>> offers = this.handOffs.collect(due.length);
 		RuntimeException failure = null;
 		try {
-			this.store.migrateDue(due, this.options.batchSize(), offers.stream().map(HandOffs.Offer::request).toList(),
+			this.store.migrateDue(due, this.options.batchSize(),
+					offers.stream().map((inBucket) -> inBucket.stream().map(HandOffs.Offer::request).toList()).toList(),
 					(bucket, result) -> {
-						for (int i = 0; i < result.handedOver().size(); i++) {
-							offers.get(i).accept(result.handedOver().get(i), result.now());
+						List<HandOffs.Offer> mine = offers.get(indexOf(due, bucket));
+						for (int i = 0; i < mine.size(); i++) {
+							mine.get(i).accept(result.handedOver().get(i), result.now());
 						}
 						migrated(bucket, result);
 					});
@@ -243,12 +245,23 @@ public final class Migrator implements WakeUps, AutoCloseable {
 			throw ex;
 		}
 		finally {
-			// Settled already when the first bucket's reply was in: then this does
-			// nothing.
-			for (HandOffs.Offer offer : offers) {
-				offer.fail(due[0], failure);
+			// Offers whose bucket's reply was in are settled already: this does nothing
+			// to them.
+			for (int i = 0; i < due.length; i++) {
+				for (HandOffs.Offer offer : offers.get(i)) {
+					offer.fail(due[i], failure);
+				}
 			}
 		}
+	}
+
+	private static int indexOf(int[] buckets, int bucket) {
+		for (int i = 0; i < buckets.length; i++) {
+			if (buckets[i] == bucket) {
+				return i;
+			}
+		}
+		throw new IllegalStateException("Bucket " + bucket + " was not in this round");
 	}
 
 	private void migrate(int bucket, boolean sweep) {

@@ -258,28 +258,30 @@ public final class RedisJobStore {
 	 * Migrates the due jobs of several buckets at their due time (no lock renewal, no
 	 * lease or retention pass), every script sent before the first reply is awaited: a
 	 * round costs one round trip, not one per bucket. A bucket whose script met a topic
-	 * not declared yet is sent again on its own with it. The first bucket's script gets
+	 * not declared yet is sent again on its own with it. Each bucket's script gets its
 	 * {@code offers}: it hands due jobs of their topics straight to those consumers
 	 * ({@link MigrateResult#handedOver()}).
+	 * @param offersByBucket per bucket, in the order of {@code buckets}, its offers
 	 */
-	public void migrateDue(int[] buckets, int batchSize, List<SlotOffer> offers,
+	public void migrateDue(int[] buckets, int batchSize, List<List<SlotOffer>> offersByBucket,
 			BiConsumer<Integer, MigrateResult> each) {
 		String[] plain = strings(batchSize, "", 0, 0, 0, 0, 0);
 		List<CompletableFuture<List<Object>>> replies = new ArrayList<>(buckets.length);
+		List<String[]> args = new ArrayList<>(buckets.length);
 		for (int i = 0; i < buckets.length; i++) {
-			if (i == 0 && !offers.isEmpty()) {
-				remember(buckets[0], offers.stream().map(SlotOffer::topic).toList());
-			}
-			replies.add(runMigrate(buckets[i], knownTopics(buckets[i]), (i == 0) ? withOffers(plain, offers) : plain));
+			List<SlotOffer> offers = offersByBucket.get(i);
+			remember(buckets[i], offers.stream().map(SlotOffer::topic).toList());
+			args.add(withOffers(plain, offers));
+			replies.add(runMigrate(buckets[i], knownTopics(buckets[i]), args.get(i)));
 		}
 		// Each bucket's result is handed on as soon as its reply is in, so its consumers
 		// are signalled without waiting for the replies behind it.
 		for (int i = 0; i < buckets.length; i++) {
 			List<Object> reply = this.scripts.await(replies.get(i), Scripts.MIGRATE.toString());
 			if (ScriptReply.asksForTopics(reply)) {
-				reply = runMigrateWithAllTopics(buckets[i], (i == 0) ? withOffers(plain, offers) : plain);
+				reply = runMigrateWithAllTopics(buckets[i], args.get(i));
 			}
-			each.accept(buckets[i], MigrateResult.fromReply(reply, buckets[i], (i == 0) ? offers : List.of()));
+			each.accept(buckets[i], MigrateResult.fromReply(reply, buckets[i], offersByBucket.get(i)));
 		}
 	}
 

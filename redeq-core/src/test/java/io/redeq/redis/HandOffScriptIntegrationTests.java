@@ -98,7 +98,7 @@ class HandOffScriptIntegrationTests {
 
 	private MigrateResult migrate(int bucket, SlotOffer... offers) {
 		List<MigrateResult> results = new ArrayList<>();
-		this.store.migrateDue(new int[] { bucket }, 100, List.of(offers), (b, result) -> results.add(result));
+		this.store.migrateDue(new int[] { bucket }, 100, List.of(List.of(offers)), (b, result) -> results.add(result));
 		assertThat(results).hasSize(1);
 		return results.get(0);
 	}
