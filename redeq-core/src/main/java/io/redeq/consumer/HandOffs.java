@@ -18,10 +18,11 @@ import io.redeq.redis.SlotOffer;
  * <p>
  * That is what a claim right after the migrate would have done, with the same lease,
  * attempt record and claim token, so every guarantee holds as it does for a claim; it
- * only saves the signal, the consumer's wake-up and its claim: one round trip on the way
- * from due to running, and a fifth of Redis's work per job when jobs fall due one by one.
- * A consumer that is busy, paused, rate-limited or closing offers nothing, and its jobs
- * go to READY and wake it (or others) as before.
+ * only saves the signal, the consumer's wake-up and its claim: two round trips on the way
+ * from due to running, and (measured in W3, jobs falling due one by one at 2k/s) 3.7 →
+ * 3.0 scripts and 35 → 32 Redis commands per job. A consumer that is busy, paused,
+ * rate-limited or closing offers nothing, and its jobs go to READY and wake it (or
+ * others) as before.
  */
 public final class HandOffs {
 
