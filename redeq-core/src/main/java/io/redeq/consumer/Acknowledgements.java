@@ -17,6 +17,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -27,7 +28,9 @@ import org.slf4j.LoggerFactory;
 
 import io.redeq.RedeqUnavailableException;
 import io.redeq.internal.LogOnce;
+import io.redeq.redis.ClaimResult;
 import io.redeq.redis.ClaimedJob;
+import io.redeq.redis.CompletionReply;
 import io.redeq.redis.RedisJobStore;
 
 // Over 300 lines: batching, the retry with backoff and the answers that end a completion are
@@ -62,6 +65,8 @@ final class Acknowledgements {
 
 	private final Executor retries;
 
+	private final NextJobs nextJobs;
+
 	private final Queue<PendingCompletion> queue = new ConcurrentLinkedQueue<>();
 
 	private final Map<ClaimedJob, PendingCompletion> unconfirmed = new ConcurrentHashMap<>();
@@ -84,12 +89,16 @@ final class Acknowledgements {
 	 * Sends nothing until a finished job is queued.
 	 * @param retries where a scheduled retry sends (a worker thread: the shared timer
 	 * thread must never wait on Redis)
+	 * @param nextJobs where a completion finds free slots to claim into in the same
+	 * script
 	 */
-	Acknowledgements(RedisJobStore store, String topic, ScheduledExecutorService timers, Executor retries) {
+	Acknowledgements(RedisJobStore store, String topic, ScheduledExecutorService timers, Executor retries,
+			NextJobs nextJobs) {
 		this.store = store;
 		this.topic = topic;
 		this.timers = timers;
 		this.retries = retries;
+		this.nextJobs = nextJobs;
 	}
 
 	/**
@@ -175,12 +184,13 @@ final class Acknowledgements {
 
 	private void sendBatch() {
 		List<Call> calls = new ArrayList<>();
-		drainByBucket().forEach((bucket, jobs) -> calls.add(new Call(jobs, send(bucket, jobs))));
+		drainByBucket().forEach((bucket, jobs) -> calls.add(send(bucket, jobs)));
 		List<PendingCompletion> unanswered = new ArrayList<>();
 		List<PendingCompletion> givenUp = new ArrayList<>();
 		RuntimeException failure = null;
 		for (Call call : calls) {
 			RuntimeException callFailure = await(call);
+			settleClaim(call, callFailure);
 			failure = (callFailure != null) ? callFailure : failure;
 			for (PendingCompletion pending : call.jobs()) {
 				if (pending.isAnswered()) {
@@ -250,21 +260,48 @@ final class Acknowledgements {
 		return failure instanceof RedeqUnavailableException || failure.getCause() instanceof RedisException;
 	}
 
-	private CompletionStage<Void> send(int bucket, List<PendingCompletion> jobs) {
+	/**
+	 * Sends one bucket's completions; while the consumer has free slots and the bucket is
+	 * known to hold READY jobs, the same script claims into them.
+	 */
+	private Call send(int bucket, List<PendingCompletion> jobs) {
+		HandOffs.Offer claim = this.nextJobs.offerFor(bucket);
+		AtomicReference<@Nullable ClaimResult> claimed = new AtomicReference<>();
 		try {
-			CompletionStage<List<Boolean>> reply = this.store.completeAll(bucket,
-					jobs.stream().map((pending) -> pending.job).toList());
+			CompletionStage<CompletionReply> reply = this.store.completeAll(bucket,
+					jobs.stream().map((pending) -> pending.job).toList(), (claim != null) ? claim.request() : null);
 			// Recorded on the Lettuce thread as the reply arrives, before any later reply
 			// on the connection (a renewal's) is read, so the lease keeper never takes
 			// a job completed a moment ago for a lost one.
-			return reply.thenAccept((completed) -> {
-				for (int i = 0; i < completed.size(); i++) {
-					answer(jobs.get(i), completed.get(i));
+			return new Call(bucket, jobs, reply.thenAccept((answer) -> {
+				for (int i = 0; i < answer.completed().size(); i++) {
+					answer(jobs.get(i), answer.completed().get(i));
 				}
-			});
+				claimed.set(answer.claimed());
+			}), claim, claimed);
 		}
 		catch (RuntimeException ex) {
-			return CompletableFuture.failedFuture(ex); // no connection to send it on
+			// no connection to send it on
+			return new Call(bucket, jobs, CompletableFuture.failedFuture(ex), claim, claimed);
+		}
+	}
+
+	/**
+	 * Starts what the call claimed, on this worker's thread (never on Lettuce's: a job
+	 * that arrives while closing is handed back with a round trip); a claim without a
+	 * usable reply is handed back by the fetcher, as its own lost claims are.
+	 */
+	private void settleClaim(Call call, @Nullable RuntimeException failure) {
+		if (call.claim() == null) {
+			return;
+		}
+		ClaimResult claimed = call.claimed().get();
+		if (failure == null && claimed != null) {
+			call.claim().accept(claimed.jobs(), claimed.now());
+			this.nextJobs.claimed(call.bucket(), claimed.remaining());
+		}
+		else {
+			call.claim().fail(call.bucket(), failure);
 		}
 	}
 
@@ -322,7 +359,37 @@ final class Acknowledgements {
 		}
 	}
 
-	private record Call(List<PendingCompletion> jobs, CompletionStage<Void> answered) {
+	private record Call(int bucket, List<PendingCompletion> jobs, CompletionStage<Void> answered,
+			HandOffs.@Nullable Offer claim, AtomicReference<@Nullable ClaimResult> claimed) {
+	}
+
+	/**
+	 * The consumer's side of a completion that claims: its free slots for a bucket, and
+	 * what the claim left there.
+	 */
+	interface NextJobs {
+
+		/** Never claims: completions only. */
+		NextJobs NONE = new NextJobs() {
+			@Override
+			public HandOffs.@Nullable Offer offerFor(int bucket) {
+				return null;
+			}
+
+			@Override
+			public void claimed(int bucket, long remaining) {
+			}
+		};
+
+		/**
+		 * The consumer's free slots, taken for a claim in {@code bucket}, or {@code null}
+		 * when it has none or the bucket is not known to hold READY jobs.
+		 */
+		HandOffs.@Nullable Offer offerFor(int bucket);
+
+		/** A claim with a completion left {@code remaining} READY jobs in the bucket. */
+		void claimed(int bucket, long remaining);
+
 	}
 
 }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
@@ -100,6 +101,12 @@ public final class TopicConsumer implements Subscription {
 	private final HandOffs handOffs;
 
 	/**
+	 * Per bucket, 1 while its last claim left READY jobs of the topic there: where a
+	 * completion claims the next jobs in the same script.
+	 */
+	private final AtomicIntegerArray readyKnown;
+
+	/**
 	 * Held while a hand-off starts jobs and while closing stops fetching: once close
 	 * stopped fetching, no job starts behind its back.
 	 */
@@ -115,7 +122,9 @@ public final class TopicConsumer implements Subscription {
 		this.onClosed = onClosed;
 		this.signals = new WorkSignals(this.store, this.options, settings.topic(), context.localSignals());
 		this.workers = new Workers(settings.topic(), settings.concurrency());
-		this.acknowledgements = new Acknowledgements(this.store, settings.topic(), this.timers, this.workers::execute);
+		this.readyKnown = new AtomicIntegerArray(this.options.buckets());
+		this.acknowledgements = new Acknowledgements(this.store, settings.topic(), this.timers, this.workers::execute,
+				new NextJobsAfterCompletion());
 		JobOutcomes outcomes = new JobOutcomes(this.store, settings, context.listeners(), this.events,
 				context.wakeUps(), this.acknowledgements);
 		this.invocation = new HandlerInvocation(settings, handler, context.codec(), outcomes, this.timers, this.workers,
@@ -252,6 +261,7 @@ public final class TopicConsumer implements Subscription {
 			if (grant != null) {
 				this.limiter.release(grant, result.jobs().size());
 			}
+			this.readyKnown.set(bucket, (result.remaining() > 0) ? 1 : 0);
 			for (ClaimedJob job : result.jobs()) {
 				if (start(job, result.now())) {
 					free.handOverOne();
@@ -286,20 +296,27 @@ public final class TopicConsumer implements Subscription {
 	 */
 	List<HandOffs.@Nullable Offer> offerSlots(int buckets) {
 		List<HandOffs.@Nullable Offer> offers = new ArrayList<>(buckets);
-		int slots = 0;
-		if (this.fetching && this.limiter == null && this.lostClaims.isEmpty()
-				&& !this.pauses.isPaused(this.settings.topic())) {
-			slots = this.workers.takeFreeSlotsNow();
-		}
+		int slots = mayClaimElsewhere() ? this.workers.takeFreeSlotsNow() : 0;
 		for (int i = 0; i < buckets; i++) {
 			int share = slots / buckets + ((i < slots % buckets) ? 1 : 0);
-			offers.add((share > 0)
-					? new HandOffs.Offer(this,
-							new SlotOffer(this.settings.topic(), share, this.settings.lease().toMillis(),
-									this.tokenPrefix + this.tokens.incrementAndGet(), this.settings.maxAttempts()))
-					: null);
+			offers.add((share > 0) ? offer(share) : null);
 		}
 		return offers;
+	}
+
+	/**
+	 * Whether a claim outside the fetcher (the migrator's hand-off, or a completion's)
+	 * may take free slots: not while closing, paused, rate-limited (the limiter grants
+	 * starts per claim of the fetcher) or with a lost claim to hand back first.
+	 */
+	private boolean mayClaimElsewhere() {
+		return this.fetching && this.limiter == null && this.lostClaims.isEmpty()
+				&& !this.pauses.isPaused(this.settings.topic());
+	}
+
+	private HandOffs.Offer offer(int slots) {
+		return new HandOffs.Offer(this, new SlotOffer(this.settings.topic(), slots, this.settings.lease().toMillis(),
+				this.tokenPrefix + this.tokens.incrementAndGet(), this.settings.maxAttempts()));
 	}
 
 	/**
@@ -459,6 +476,32 @@ public final class TopicConsumer implements Subscription {
 			}
 		}
 		return failure;
+	}
+
+	/**
+	 * A completion claims in the same script into the slots free when it is sent, in a
+	 * bucket whose last claim left READY jobs: a consumer draining a backlog then runs
+	 * one script per round instead of a claim and a completion.
+	 */
+	private final class NextJobsAfterCompletion implements Acknowledgements.NextJobs {
+
+		@Override
+		public HandOffs.@Nullable Offer offerFor(int bucket) {
+			if (TopicConsumer.this.readyKnown.get(bucket) == 0 || !mayClaimElsewhere()) {
+				return null;
+			}
+			int slots = TopicConsumer.this.workers.takeFreeSlotsNow();
+			return (slots > 0) ? offer(slots) : null;
+		}
+
+		@Override
+		public void claimed(int bucket, long remaining) {
+			TopicConsumer.this.readyKnown.set(bucket, (remaining > 0) ? 1 : 0);
+			if (remaining > 0) {
+				TopicConsumer.this.signals.moreHere(bucket);
+			}
+		}
+
 	}
 
 }

@@ -32,7 +32,7 @@ record LuaScript(String name, String source, String sha, ScriptOutputType output
 	 * each may call only those before it.
 	 */
 	private static final List<String> LIBRARIES = List.of("settings", "attempts", "counts", "layout", "state", "bury",
-			"removal", "undeclared", "requests", "recurring", "delivery");
+			"removal", "undeclared", "requests", "recurring", "delivery", "claiming");
 
 	private static final Pattern DEFINED_FUNCTION = Pattern.compile("^local function (\\w+)\\(", Pattern.MULTILINE);
 

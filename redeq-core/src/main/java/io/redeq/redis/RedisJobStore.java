@@ -15,6 +15,7 @@ import java.util.function.BiConsumer;
 
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
 
 import io.redeq.RedeqException;
 
@@ -473,14 +474,52 @@ public final class RedisJobStore {
 	 * Completes jobs of one bucket; returns, per job, whether the claim was still ours.
 	 */
 	public CompletionStage<List<Boolean>> completeAll(int bucket, List<ClaimedJob> jobs) {
-		String[] args = new String[jobs.size() * 2];
-		int i = 0;
-		for (ClaimedJob job : jobs) {
-			args[i++] = job.jobKey();
-			args[i++] = job.token();
+		return completeAll(bucket, jobs, null).thenApply(CompletionReply::completed);
+	}
+
+	/**
+	 * Completes jobs of one bucket and, given {@code claim}, claims READY jobs of its
+	 * topic there for the same consumer in the same script (as {@link #claim} would right
+	 * after; a second run under the token answers with what it holds).
+	 * @param bucket the bucket of every job
+	 * @param jobs the finished jobs
+	 * @param claim the consumer's free slots to fill, or {@code null} to only complete
+	 * @return per job whether it completed, and what was claimed
+	 */
+	public CompletionStage<CompletionReply> completeAll(int bucket, List<ClaimedJob> jobs, @Nullable SlotOffer claim) {
+		Set<String> topics = topicsOf(jobs, claim);
+		List<String> args = new ArrayList<>(jobs.size() * 2 + 8);
+		args.add(String.join(",", topics));
+		if (claim == null) {
+			args.add("0");
 		}
-		CompletionStage<List<Object>> reply = runOn(Scripts.COMPLETE, bucket, topicsOf(jobs), args);
-		return reply.thenApply(ScriptReply::perJobFlags);
+		else {
+			args.addAll(List.of("6", claim.topic(), Integer.toString(claim.slots()), Long.toString(claim.leaseMillis()),
+					claim.token(), Integer.toString(claim.maxAttempts()), Long.toString(requestMemoryMillis())));
+		}
+		for (ClaimedJob job : jobs) {
+			args.add(job.jobKey());
+			args.add(job.token());
+		}
+		remember(bucket, topics);
+		String[] keys = this.keys.jobScriptKeys(bucket, topics);
+		if (claim != null) {
+			keys = Arrays.copyOf(keys, keys.length + 1);
+			keys[keys.length - 1] = this.keys.requestsKey(bucket);
+		}
+		CompletionStage<List<Object>> reply = this.scripts.runAsync(Scripts.COMPLETE, keys,
+				args.toArray(String[]::new));
+		return reply.thenApply((values) -> new CompletionReply(ScriptReply.perJobFlags(values.subList(0, jobs.size())),
+				(claim != null) ? ClaimResult.fromReply(values.subList(jobs.size(), values.size()), bucket,
+						claim.topic(), claim.token()) : null));
+	}
+
+	private static Set<String> topicsOf(List<ClaimedJob> jobs, @Nullable SlotOffer claim) {
+		Set<String> topics = new LinkedHashSet<>(topicsOf(jobs));
+		if (claim != null) {
+			topics.add(claim.topic());
+		}
+		return topics;
 	}
 
 	/**

@@ -70,7 +70,7 @@ class LeaseKeeperIntegrationTests {
 		RedisConnections connections = new RedisConnections(this.lettuce);
 		RedisJobStore store = new RedisJobStore(keys, new ScriptRunner(connections, Duration.ofSeconds(10)));
 		LeaseKeeper keeper = new LeaseKeeper(store, Duration.ofMillis(300), running,
-				new Acknowledgements(store, TOPIC, timers, Runnable::run));
+				new Acknowledgements(store, TOPIC, timers, Runnable::run, Acknowledgements.NextJobs.NONE));
 		try (StatefulRedisConnection<String, String> admin = this.lettuce.connect()) {
 			client(admin, "PAUSE", "10000", "WRITE");
 			try {
@@ -120,7 +120,8 @@ class LeaseKeeperIntegrationTests {
 		RedisClient nowhere = RedisClient.create("redis://127.0.0.1:" + TcpPorts.freePort());
 		RedisConnections noConnections = new RedisConnections(nowhere);
 		RedisJobStore unreachable = new RedisJobStore(keys, new ScriptRunner(noConnections, Duration.ofMillis(500)));
-		Acknowledgements completions = new Acknowledgements(unreachable, TOPIC, timers, retries);
+		Acknowledgements completions = new Acknowledgements(unreachable, TOPIC, timers, retries,
+				Acknowledgements.NextJobs.NONE);
 		LeaseKeeper keeper = new LeaseKeeper(store, lease, Set.of(), completions);
 		try (Redeq redeq = Redeq.builder(this.lettuce).prefix("renewals").migratorEnabled(false).build()) {
 			redeq.client().schedule(Job.builder(TOPIC).id("done").payload("x").build());

@@ -1,10 +1,18 @@
 -- complete: deletes finished jobs, but only those whose claim token still matches: a worker whose
 -- lease expired and whose job was claimed again elsewhere must not finish the new claim (fencing).
--- KEYS: the bucket keys with the ready and dead keys of the jobs' topics (see prelude)
--- ARGV[1] topics, then pairs: jobKey, claim token (at most 500 pairs)
--- Returns: per pair 1 if completed, 0 if the claim was no longer ours
+-- It may also claim for the same consumer in the same call, filling the slots the finished jobs
+-- gave back (BullMQ's moveToFinished returns the next job the same way): one script instead of
+-- two while a consumer drains a backlog.
+-- KEYS: the bucket keys with the ready and dead keys of the jobs' topics (see prelude), then, when
+--   it claims, the requests key
+-- ARGV[1] topics, ARGV[2] 0, or 6 and then the claim's topic (declared), n, lease ms, claim token,
+--   max attempts, ms to remember the token (see lib/claiming.lua); then pairs: jobKey, claim token
+--   (at most 500 pairs)
+-- Returns: per pair 1 if completed, 0 if the claim was no longer ours; when it claims, then now,
+--   READY jobs of the topic left in this bucket, and per claimed job the 7 values of deliver
+local claim_args = tonumber(ARGV[2]) or 0
 local out, done = {}, {}
-for i = 2, #ARGV, 2 do
+for i = 3 + claim_args, #ARGV, 2 do
   local job_key, token = ARGV[i], ARGV[i + 1]
   local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
   local ok = 0
@@ -17,9 +25,30 @@ for i = 2, #ARGV, 2 do
   end
   out[#out + 1] = ok
 end
+local broken = {}
+if claim_args > 0 then
+  local keep = tonumber(ARGV[8])
+  if not TOPIC_KEYS[ARGV[3]] or not keep or keep <= 0 then
+    return redis.error_reply('ERR redeq complete: a claim needs its topic declared and a time to remember its token: '
+      .. tostring(ARGV[3]) .. ', ' .. tostring(ARGV[8]))
+  end
+  local now = now_ms()
+  out[#out + 1] = now
+  local left_at = #out + 1
+  out[left_at] = 0
+  local left
+  left, broken = claim_ready(out, KEYS[#KEYS], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6],
+    tonumber(ARGV[7]), keep, now)
+  out[left_at] = left
+end
 flush_counts()
+-- Removals last, one command per key: the completed jobs, and what a claim found broken.
 if #done > 0 then
   remove_all('ZREM', K_LEASE, done)
-  forget_all(done)
+  remove_all('HDEL', K_PAYLOAD, done)
 end
+local forgotten = done
+for _, job_key in ipairs(broken) do forgotten[#forgotten + 1] = job_key end
+remove_all('HDEL', K_ATTEMPT, forgotten)
+remove_all('HDEL', K_ERROR, forgotten)
 return out

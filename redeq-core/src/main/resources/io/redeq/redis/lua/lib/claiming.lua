@@ -1,0 +1,54 @@
+-- Claiming: up to n READY jobs of one topic from one bucket (lowest score first) go IN_FLIGHT
+-- under a lease in the same step, so no job is ever out of Redis's sight. A job whose attempts
+-- are used up (its last lease expired) goes to DEAD instead of being delivered again. A claim
+-- token is used once: a claim sent again with a token that already took jobs (Lettuce does that
+-- after reconnecting when the first run's reply was lost) takes nothing more and delivers the
+-- jobs still held under the token, as the first run left them. max_attempts is the
+-- subscription's; a job that set its own (lib/settings.lua) is held to that.
+-- Used by claim.lua, and by complete.lua when a consumer completes and claims in one call.
+-- Appends the 7 values of deliver per job to `out`. Returns the READY jobs of the topic left in
+-- the bucket, and the keys of READY entries that had no record: the caller removes their attempt
+-- and error with its other removals (one command per key, see the order rule in prelude.lua).
+-- The pop is the script's one removal from the ready set, which is not touched after it.
+local function claim_ready(out, requests, topic, n, lease, token, max_attempts, keep, now)
+  local ready = ready_key(topic)
+  local waiting = redis.call('ZCARD', ready)
+  if ran_before(requests, token) then
+    for _, held in ipairs(held_by(topic, token)) do
+      local rec = redis.call('HGET', K_PAYLOAD, held.job_key)
+      if rec then
+        deliver(out, held.job_key, held.attempt.attempts, held.attempt.due, rec)
+      end
+    end
+    return waiting, {}
+  end
+  local popped = redis.call('ZPOPMIN', ready, n)
+  local claimed, leases, broken = 0, {}, {}
+  for i = 1, #popped, 2 do
+    local job_key, due = popped[i], due_of_ready(tonumber(popped[i + 1]))
+    local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
+    local rec = redis.call('HGET', K_PAYLOAD, job_key)
+    if a.attempts > 0 and a.attempts >= max_attempts_of(rec and settings_of(rec) or '', max_attempts) then
+      bury(job_key, topic, now, redis.call('HGET', K_ERROR, job_key) or 'attempts used up')
+    elseif rec then
+      a.attempts = a.attempts + 1
+      a.due = due
+      a.token = token
+      redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))
+      leases[#leases + 1] = now + lease
+      leases[#leases + 1] = job_key
+      claimed = claimed + 1
+      deliver(out, job_key, a.attempts, due, rec)
+    else
+      -- A READY entry without a record cannot be delivered; drop what is left of it.
+      broken[#broken + 1] = job_key
+      count(topic, -1)
+    end
+  end
+  zadd_all(K_LEASE, leases)
+  count(topic .. ':i', claimed)
+  if claimed > 0 then
+    remember_request(requests, token, now, keep)
+  end
+  return waiting - #popped / 2, broken
+end

@@ -1,0 +1,108 @@
+package io.redeq.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+import io.lettuce.core.RedisClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import io.redeq.Job;
+import io.redeq.JobState;
+import io.redeq.Redeq;
+import io.redeq.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * complete.lua claiming in the same call on a real redis-server: the finished job is
+ * gone, READY jobs fill the offered slots under the new token, and a second run under
+ * that token (Lettuce sending the script again) completes nothing twice and claims
+ * nothing more.
+ */
+@RedisTest
+class CompleteAndClaimIntegrationTests {
+
+	private static final int BUCKET = 9;
+
+	private final KeySpace keys = new KeySpace("redeq", 16);
+
+	private final Redeq producer;
+
+	private final RedisConnections connections;
+
+	private final RedisJobStore store;
+
+	CompleteAndClaimIntegrationTests(RedisClient lettuce) {
+		this.producer = Redeq.builder(lettuce).migratorEnabled(false).build();
+		this.connections = new RedisConnections(lettuce);
+		this.store = new RedisJobStore(this.keys, new ScriptRunner(this.connections, Duration.ofSeconds(10)));
+	}
+
+	@AfterEach
+	void close() {
+		this.producer.close();
+		this.connections.close();
+	}
+
+	@Test
+	void aCompletionFillsTheFreedSlotsWithReadyJobsOnce() {
+		List<String> ids = idsInBucket(5);
+		ids.forEach((id) -> this.producer.client().schedule(Job.builder("mail").id(id).payload(id).build()));
+		this.store.migrate(BUCKET, 100, false, "", 10_000, 0);
+		ClaimedJob first = await(this.store.claim(BUCKET, "mail", 1, 30_000, "inst:c:1", 3)).jobs().get(0);
+
+		SlotOffer next = new SlotOffer("mail", 2, 30_000, "inst:c:2", 3);
+		CompletionReply reply = await(this.store.completeAll(BUCKET, List.of(first), next));
+		CompletionReply again = await(this.store.completeAll(BUCKET, List.of(first), next));
+
+		assertThat(reply.completed()).containsExactly(true);
+		assertThat(this.producer.client().find("mail", first.id())).isEmpty();
+		assertThat(reply.claimed()).isNotNull();
+		assertThat(reply.claimed().remaining()).isEqualTo(2);
+		assertThat(reply.claimed().jobs()).hasSize(2).allSatisfy((job) -> {
+			assertThat(job.token()).isEqualTo("inst:c:2");
+			assertThat(job.attempt()).isEqualTo(1);
+			assertThat(this.producer.client().find("mail", job.id()).orElseThrow().state())
+				.isEqualTo(JobState.IN_FLIGHT);
+		});
+		assertThat(again.completed()).containsExactly(false);
+		assertThat(again.claimed().jobs()).extracting(ClaimedJob::id)
+			.containsExactlyInAnyOrderElementsOf(reply.claimed().jobs().stream().map(ClaimedJob::id).toList());
+		assertThat(this.producer.admin().stats("mail").inFlight()).isEqualTo(2);
+		assertThat(this.producer.admin().stats("mail").ready()).isEqualTo(2);
+	}
+
+	@Test
+	void withoutAnOfferItOnlyCompletes() {
+		List<String> ids = idsInBucket(2);
+		ids.forEach((id) -> this.producer.client().schedule(Job.builder("mail").id(id).payload(id).build()));
+		this.store.migrate(BUCKET, 100, false, "", 10_000, 0);
+		ClaimedJob first = await(this.store.claim(BUCKET, "mail", 1, 30_000, "inst:c:3", 3)).jobs().get(0);
+
+		CompletionReply reply = await(this.store.completeAll(BUCKET, List.of(first), null));
+
+		assertThat(reply.completed()).containsExactly(true);
+		assertThat(reply.claimed()).isNull();
+		assertThat(this.producer.admin().stats("mail").ready()).isEqualTo(1);
+		assertThat(this.producer.admin().stats("mail").inFlight()).isZero();
+	}
+
+	private <T> T await(CompletionStage<T> stage) {
+		return this.store.scripts().await(stage, "test");
+	}
+
+	private List<String> idsInBucket(int count) {
+		List<String> ids = new ArrayList<>();
+		for (int i = 0; ids.size() < count && i < 100_000; i++) {
+			if (this.keys.bucketOf(KeySpace.jobKey("mail", "c-" + i)) == BUCKET) {
+				ids.add("c-" + i);
+			}
+		}
+		assertThat(ids).hasSize(count);
+		return ids;
+	}
+
+}
