@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -101,10 +101,18 @@ public final class TopicConsumer implements Subscription {
 	private final HandOffs handOffs;
 
 	/**
-	 * Per bucket, 1 while its last claim left READY jobs of the topic there: where a
-	 * completion claims the next jobs in the same script.
+	 * How long a claim's word that READY jobs are left in a bucket is trusted: another
+	 * instance may have taken them since.
 	 */
-	private final AtomicIntegerArray readyKnown;
+	private static final long READY_KNOWN_NANOS = Duration.ofSeconds(1).toNanos();
+
+	/**
+	 * Per bucket, when (System.nanoTime) a claim of this consumer last left READY jobs of
+	 * the topic there, or 0 when its last claim emptied it: where a completion claims the
+	 * next jobs in the same script, and whether a backlog is waiting (then the migrator's
+	 * hand-off, which serves only buckets with nothing READY, is not offered slots).
+	 */
+	private final AtomicLongArray readyKnown;
 
 	/**
 	 * Held while a hand-off starts jobs and while closing stops fetching: once close
@@ -122,7 +130,7 @@ public final class TopicConsumer implements Subscription {
 		this.onClosed = onClosed;
 		this.signals = new WorkSignals(this.store, this.options, settings.topic(), context.localSignals());
 		this.workers = new Workers(settings.topic(), settings.concurrency());
-		this.readyKnown = new AtomicIntegerArray(this.options.buckets());
+		this.readyKnown = new AtomicLongArray(this.options.buckets());
 		this.acknowledgements = new Acknowledgements(this.store, settings.topic(), this.timers, this.workers::execute,
 				new NextJobsAfterCompletion());
 		JobOutcomes outcomes = new JobOutcomes(this.store, settings, context.listeners(), this.events,
@@ -261,7 +269,7 @@ public final class TopicConsumer implements Subscription {
 			if (grant != null) {
 				this.limiter.release(grant, result.jobs().size());
 			}
-			this.readyKnown.set(bucket, (result.remaining() > 0) ? 1 : 0);
+			noteReady(bucket, result.remaining());
 			for (ClaimedJob job : result.jobs()) {
 				if (start(job, result.now())) {
 					free.handOverOne();
@@ -290,13 +298,14 @@ public final class TopicConsumer implements Subscription {
 	 * Offers the free worker slots, taken until each offer is settled, to the migrator,
 	 * split as evenly as they go over the {@code buckets} it is about to migrate (at
 	 * least one slot per offer, so fewer offers than buckets when slots are few); nothing
-	 * while closing, paused, rate-limited (the limiter grants starts per claim) or with a
-	 * lost claim to hand back first.
+	 * while closing, paused, rate-limited (the limiter grants starts per claim), with a
+	 * lost claim to hand back first, or behind on a backlog: the script would hand over
+	 * nothing where jobs wait READY, and the slots would sit out a round trip for it.
 	 * @return per bucket, in the order given, this consumer's offer or {@code null}
 	 */
 	List<HandOffs.@Nullable Offer> offerSlots(int buckets) {
 		List<HandOffs.@Nullable Offer> offers = new ArrayList<>(buckets);
-		int slots = mayClaimElsewhere() ? this.workers.takeFreeSlotsNow() : 0;
+		int slots = (mayClaimElsewhere() && !backlogKnown()) ? this.workers.takeFreeSlotsNow() : 0;
 		for (int i = 0; i < buckets; i++) {
 			int share = slots / buckets + ((i < slots % buckets) ? 1 : 0);
 			offers.add((share > 0) ? offer(share) : null);
@@ -312,6 +321,25 @@ public final class TopicConsumer implements Subscription {
 	private boolean mayClaimElsewhere() {
 		return this.fetching && this.limiter == null && this.lostClaims.isEmpty()
 				&& !this.pauses.isPaused(this.settings.topic());
+	}
+
+	private void noteReady(int bucket, long remaining) {
+		this.readyKnown.set(bucket, (remaining > 0) ? Math.max(1, System.nanoTime()) : 0);
+	}
+
+	private boolean readyKnownIn(int bucket) {
+		long seen = this.readyKnown.get(bucket);
+		return seen != 0 && System.nanoTime() - seen < READY_KNOWN_NANOS;
+	}
+
+	/** Whether a recent claim left READY jobs in any bucket: this consumer is behind. */
+	private boolean backlogKnown() {
+		for (int bucket = 0; bucket < this.readyKnown.length(); bucket++) {
+			if (readyKnownIn(bucket)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private HandOffs.Offer offer(int slots) {
@@ -487,7 +515,7 @@ public final class TopicConsumer implements Subscription {
 
 		@Override
 		public HandOffs.@Nullable Offer offerFor(int bucket) {
-			if (TopicConsumer.this.readyKnown.get(bucket) == 0 || !mayClaimElsewhere()) {
+			if (!readyKnownIn(bucket) || !mayClaimElsewhere()) {
 				return null;
 			}
 			int slots = TopicConsumer.this.workers.takeFreeSlotsNow();
@@ -496,7 +524,7 @@ public final class TopicConsumer implements Subscription {
 
 		@Override
 		public void claimed(int bucket, long remaining) {
-			TopicConsumer.this.readyKnown.set(bucket, (remaining > 0) ? 1 : 0);
+			noteReady(bucket, remaining);
 			if (remaining > 0) {
 				TopicConsumer.this.signals.moreHere(bucket);
 			}
