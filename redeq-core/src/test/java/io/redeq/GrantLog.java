@@ -33,7 +33,8 @@ final class GrantLog implements AutoCloseable {
 							new Grant((long) entry.getScore(), Integer.parseInt(member.substring(bar + 1))));
 				}
 				try {
-					Thread.sleep(20);
+					Thread.sleep(20); // the sampling interval of this recorder, not a
+										// wait
 				}
 				catch (InterruptedException ex) {
 					return;

@@ -73,7 +73,8 @@ class JobSettingsIntegrationTests {
 	void aJobsOwnTimeoutWinsOverItsSubscriptions() {
 		List<String> finished = new CopyOnWriteArrayList<>();
 		this.redeq.subscribe("slow", String.class, (text, delivery) -> {
-			Thread.sleep(1500);
+			Thread.sleep(1500); // the handler's work: what the job's own timeout must cut
+								// short
 			finished.add(delivery.id());
 		}, SubscriptionOptions.builder().timeout(Duration.ofSeconds(30)).maxAttempts(1).concurrency(2).build());
 

@@ -56,7 +56,7 @@ class ClockShiftAgentIntegrationTests {
 
 		public static void main(String[] args) throws InterruptedException {
 			long before = System.nanoTime();
-			Thread.sleep(200);
+			Thread.sleep(200); // measured, not waited on: the agent must not shift sleeps
 			long sleptMs = (System.nanoTime() - before) / 1_000_000;
 			System.out
 				.println("CLOCKS millis=" + System.currentTimeMillis() + " instant=" + Instant.now().toEpochMilli()
