@@ -135,12 +135,18 @@ class RecurringIntegrationTests {
 		stoppedSince(producer, "collapse", hourAgo);
 		stoppedSince(producer, "skip", hourAgo);
 
+		// Ticks from the first minute after the restart on are due runs of both jobs, not
+		// missed ones: only what was due before it is counted (the test may straddle a
+		// minute).
+		Instant firstTickAfterRestart = Instant.ofEpochMilli((redisTime() / 60_000 + 1) * 60_000);
 		consumingEngine("back");
 
-		await().atMost(PATIENCE).until(() -> this.deliveries.size() >= 1);
-		await().during(Duration.ofSeconds(3)).atMost(PATIENCE).until(() -> this.deliveries.size() == 1);
-		assertThat(this.deliveries.get(0).id()).isEqualTo("collapse");
-		assertThat(this.deliveries.get(0).dueAt()).isEqualTo(Instant.ofEpochMilli(hourAgo));
+		await().atMost(PATIENCE).until(() -> missedRuns(firstTickAfterRestart).size() >= 1);
+		await().during(Duration.ofSeconds(3))
+			.atMost(PATIENCE)
+			.until(() -> missedRuns(firstTickAfterRestart).size() == 1);
+		assertThat(missedRuns(firstTickAfterRestart).get(0).id()).isEqualTo("collapse");
+		assertThat(missedRuns(firstTickAfterRestart).get(0).dueAt()).isEqualTo(Instant.ofEpochMilli(hourAgo));
 		long now = redisTime();
 		assertThat(producer.admin().recurring()).hasSize(2)
 			.allSatisfy((recurring) -> assertThat(recurring.nextTick().toEpochMilli()).isGreaterThan(now)
@@ -297,6 +303,10 @@ class RecurringIntegrationTests {
 			this.connection = this.lettuce.connect();
 		}
 		return this.connection.sync();
+	}
+
+	private List<Delivery> missedRuns(Instant before) {
+		return this.deliveries.stream().filter((delivery) -> delivery.dueAt().isBefore(before)).toList();
 	}
 
 }
