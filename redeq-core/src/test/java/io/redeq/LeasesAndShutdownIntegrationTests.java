@@ -250,19 +250,28 @@ class LeasesAndShutdownIntegrationTests {
 				});
 			}
 			await().atMost(Duration.ofSeconds(10)).until(() -> redeq.ownedBuckets().length == 16);
-			long before = CommandStats.calls(this.lettuce,
-					(name) -> !name.equals("info") && !name.equals("hello") && !name.startsWith("client"));
+			long before = commandsSoFar();
+			long scriptsBefore = CommandStats.scriptCalls(this.lettuce);
 			long start = System.nanoTime();
 			await().pollDelay(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(6)).until(() -> true);
 			double seconds = (System.nanoTime() - start) / 1e9;
-			double perSecond = (CommandStats.calls(this.lettuce,
-					(name) -> !name.equals("info") && !name.equals("hello") && !name.startsWith("client")) - before - 1)
-					/ seconds;
+			double perSecond = (commandsSoFar() - before) / seconds;
+			double scriptsPerSecond = (CommandStats.scriptCalls(this.lettuce) - scriptsBefore) / seconds;
 
-			// A generous bound: it catches a busy loop, the benchmark measures the real
-			// figure.
-			assertThat(perSecond).as("Redis commands per second of an idle engine").isLessThan(40);
+			// Generous bounds that catch a busy loop; W5 measures the real figures.
+			// Commands inside scripts count here: the periodic look at each bucket's
+			// earliest job (ZRANGE) and each bucket lock's renewal (GET, PEXPIRE) run
+			// inside a few script calls a second, about 90 commands a second in all.
+			assertThat(scriptsPerSecond).as("script calls per second of an idle engine").isLessThan(10);
+			assertThat(perSecond).as("Redis commands per second of an idle engine, inside scripts included")
+				.isLessThan(200);
 		}
+	}
+
+	/** Commands Redis served, less the ones this test's own reads of them cost. */
+	private long commandsSoFar() {
+		return CommandStats.calls(this.lettuce,
+				(name) -> !name.equals("info") && !name.equals("hello") && !name.startsWith("client"));
 	}
 
 	private Redeq engine(String instanceId) {

@@ -1,6 +1,8 @@
 package io.redeq.test;
 
 import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -11,6 +13,8 @@ import io.lettuce.core.api.StatefulRedisConnection;
  * commands that scripts call too.
  */
 public final class CommandStats {
+
+	private static final Pattern CALLS = Pattern.compile(":calls=(\\d+)");
 
 	private CommandStats() {
 	}
@@ -23,12 +27,24 @@ public final class CommandStats {
 				if (line.startsWith("cmdstat_")) {
 					String name = line.substring("cmdstat_".length(), line.indexOf(':'));
 					if (command.test(name)) {
-						calls += Long.parseLong(line.replaceAll(".*calls=(\\d+).*", "$1"));
+						calls += callsOf(line);
 					}
 				}
 			}
 			return calls;
 		}
+	}
+
+	/**
+	 * The {@code calls} field of a {@code cmdstat_<name>:calls=N,usec=...} line: the
+	 * first field, not {@code rejected_calls} or {@code failed_calls} further on.
+	 */
+	static long callsOf(String line) {
+		Matcher matcher = CALLS.matcher(line);
+		if (!matcher.find()) {
+			throw new IllegalStateException("No calls field in INFO commandstats line: " + line);
+		}
+		return Long.parseLong(matcher.group(1));
 	}
 
 	/**
