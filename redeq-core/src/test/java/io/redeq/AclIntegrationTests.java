@@ -47,7 +47,7 @@ class AclIntegrationTests {
 	/** Every command redeq sends, and every command its scripts call. */
 	static final String COMMANDS = "-@all +hello +auth +ping +evalsha +eval +time +wait +hget +hgetall +hset +hsetnx +hmget +hkeys "
 			+ "+hscan +hlen +hdel +hexists +hincrby +zadd +zrem +zrange +zrangebyscore +zrevrange "
-			+ "+zremrangebyscore +zremrangebyrank +zpopmin +zscore +zcard +set +get +del +exists +pexpire +rpush "
+			+ "+zremrangebyscore +zremrangebyrank +zpopmin +zscore +zmscore +zcard +set +get +del +exists +pexpire +rpush "
 			+ "+lpop +blpop +ltrim +publish +subscribe +unsubscribe";
 
 	private final RedisServer server;

@@ -20,7 +20,7 @@ if #missing > 0 then
 end
 local now = now_ms()
 local out = { now, -1, #topics * 4 }
-local first = redis.call('ZRANGE', K_DUE, 0, 0, 'WITHSCORES')
+local first = redis.call('ZRANGE', K_DUE, '0', '0', 'WITHSCORES')
 if first[2] then out[2] = due_of_due(tonumber(first[2])) end
 local oldest = {}
 for _, topic in ipairs(topics) do
@@ -36,7 +36,7 @@ for _, topic in ipairs(topics) do
   out[#out + 1] = topic .. ':X'
   out[#out + 1] = redis.call('ZCARD', dead_key(topic))
   if ready > 0 then
-    local head = redis.call('ZRANGE', ready_key(topic), 0, 0, 'WITHSCORES')
+    local head = redis.call('ZRANGE', ready_key(topic), '0', '0', 'WITHSCORES')
     oldest[#oldest + 1] = topic
     oldest[#oldest + 1] = due_of_ready(tonumber(head[2]))
   end

@@ -28,14 +28,14 @@ local token = ARGV[3]
 local now = now_ms()
 
 -- Read first, and refuse before any write when a topic's keys are missing.
-local due = redis.call('ZRANGEBYSCORE', K_DUE, '-inf', now, 'WITHSCORES', 'LIMIT', 0, batch)
+local due = redis.call('ZRANGEBYSCORE', K_DUE, '-inf', now, 'WITHSCORES', 'LIMIT', '0', batch)
 local expired = {}
 if ARGV[6] == '1' then
-  expired = redis.call('ZRANGEBYSCORE', K_LEASE, '-inf', now, 'LIMIT', 0, batch)
+  expired = redis.call('ZRANGEBYSCORE', K_LEASE, '-inf', now, 'LIMIT', '0', batch)
 end
 local old = {}
 if ARGV[5] ~= '0' then
-  old = redis.call('ZRANGEBYSCORE', K_DIED, '-inf', now - tonumber(ARGV[5]), 'LIMIT', 0, 100)
+  old = redis.call('ZRANGEBYSCORE', K_DIED, '-inf', now - tonumber(ARGV[5]), 'LIMIT', '0', 100)
 end
 local missing, seen = {}, {}
 local due_keys = {}
@@ -228,7 +228,7 @@ flush_counts()
 -- so they are exactly these rank ranges; the triggers moved on to their next tick (later than
 -- now) left the front of the due set, so its range is shorter by them.
 if #due / 2 - #steps > 0 then
-  redis.call('ZREMRANGEBYRANK', K_DUE, 0, #due / 2 - #steps - 1)
+  redis.call('ZREMRANGEBYRANK', K_DUE, '0', #due / 2 - #steps - 1)
 end
 if #replaced > 0 then
   -- A DEAD occurrence replaced by a new one: out of the dead indexes, its old attempt and error
@@ -248,7 +248,7 @@ if #replaced > 0 then
   remove_all('HDEL', K_ERROR, replaced)
 end
 if #expired > 0 then
-  redis.call('ZREMRANGEBYRANK', K_LEASE, 0, #expired - 1)
+  redis.call('ZREMRANGEBYRANK', K_LEASE, '0', #expired - 1)
 end
 if #old > 0 then
   local dead_by_topic = {}
@@ -260,7 +260,7 @@ if #old > 0 then
   for topic, job_keys in pairs(dead_by_topic) do
     remove_all('ZREM', dead_key(topic), job_keys)
   end
-  redis.call('ZREMRANGEBYRANK', K_DIED, 0, #old - 1)
+  redis.call('ZREMRANGEBYRANK', K_DIED, '0', #old - 1)
   forget_all(old)
 end
 return out

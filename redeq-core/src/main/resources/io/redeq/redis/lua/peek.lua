@@ -10,7 +10,7 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local out = { now }
 local function head(key)
-  local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  local first = redis.call('ZRANGE', key, '0', '0', 'WITHSCORES')
   if first[2] then return tonumber(first[2]) end
   return -1
 end

@@ -40,12 +40,21 @@ local K_PAYLOAD, K_ATTEMPT, K_DUE, K_LEASE, K_DIED, K_ERROR, K_COUNT, K_LOCK =
 
 local MAX_TIME = 253402300799999 -- 9999-12-31T23:59:59.999Z
 
+-- topic -> index in KEYS of its ready key (its dead key follows). Read with plain find, as
+-- every script call runs this: string.gmatch and a table per topic cost more than the rest
+-- of the prelude together.
 local TOPIC_KEYS = {}
 do
-  local k = 0
-  for topic in string.gmatch(ARGV[1], '[^,]+') do
-    TOPIC_KEYS[topic] = { ready = KEYS[9 + 2 * k], dead = KEYS[10 + 2 * k] }
-    k = k + 1
+  local list, from, at = ARGV[1], 1, 9
+  while true do
+    local comma = string.find(list, ',', from, true)
+    local topic = string.sub(list, from, (comma or 0) - 1)
+    if topic ~= '' then
+      TOPIC_KEYS[topic] = at
+      at = at + 2
+    end
+    if not comma then break end
+    from = comma + 1
   end
 end
 
@@ -55,14 +64,16 @@ local function now_ms()
 end
 
 local function topic_of(job_key)
-  return string.match(job_key, '^([^:]+):')
+  local colon = string.find(job_key, ':', 1, true)
+  if colon and colon > 1 then return string.sub(job_key, 1, colon - 1) end
+  return nil
 end
 
 -- The keys of a topic; a script asks only for topics it checked with undeclared() or was given.
 local function ready_key(topic)
-  return TOPIC_KEYS[topic].ready
+  return KEYS[TOPIC_KEYS[topic]]
 end
 
 local function dead_key(topic)
-  return TOPIC_KEYS[topic].dead
+  return KEYS[TOPIC_KEYS[topic] + 1]
 end

@@ -3,9 +3,9 @@
 -- ARGV[1] topic, ARGV[2] at most this many (500 at most)
 -- Returns: number of jobs deleted
 local topic = ARGV[1]
-local keys = redis.call('ZRANGE', dead_key(topic), 0, tonumber(ARGV[2]) - 1)
+local keys = redis.call('ZRANGE', dead_key(topic), '0', tonumber(ARGV[2]) - 1)
 if #keys == 0 then return 0 end
 remove_all('ZREM', K_DIED, keys)
-redis.call('ZREMRANGEBYRANK', dead_key(topic), 0, #keys - 1)
+redis.call('ZREMRANGEBYRANK', dead_key(topic), '0', #keys - 1)
 forget_all(keys)
 return #keys

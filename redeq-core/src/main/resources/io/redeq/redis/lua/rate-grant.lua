@@ -37,7 +37,7 @@ if #expired > 0 then
 end
 local wait = 0
 if granted < wanted then
-  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  local oldest = redis.call('ZRANGE', KEYS[1], '0', '0', 'WITHSCORES')
   wait = oldest[2] and math.max(1, tonumber(oldest[2]) + window - now) or 1
 end
 return { granted, wait }

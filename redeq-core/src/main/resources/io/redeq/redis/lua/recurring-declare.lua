@@ -36,5 +36,5 @@ end
 local score = ticks[1] or (now + REFILL_RETRY)
 redis.call('HSET', K_RECURRING, job_key, def, plan_field(job_key), format_plan(last, ticks))
 redis.call('ZADD', K_DUE, score, trigger_of(job_key))
-local head = redis.call('ZRANGE', K_DUE, 0, 0)
+local head = redis.call('ZRANGE', K_DUE, '0', '0')
 return { old and 'replaced' or 'created', score, (head[1] == trigger_of(job_key)) and 1 or 0 }

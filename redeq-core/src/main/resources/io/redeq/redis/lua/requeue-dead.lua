@@ -7,7 +7,7 @@ local keys
 if ARGV[3] ~= '' then
   keys = { ARGV[3] }
 else
-  keys = redis.call('ZRANGE', dead_key(topic), 0, tonumber(ARGV[2]) - 1)
+  keys = redis.call('ZRANGE', dead_key(topic), '0', tonumber(ARGV[2]) - 1)
 end
 local now = now_ms()
 local moved, ready = {}, {}

@@ -15,7 +15,7 @@ if state ~= 'D' and state ~= 'R' then
 end
 local rec = redis.call('HGET', K_PAYLOAD, job_key)
 redis.call('ZADD', K_DUE, due_score(due, rec and priority_of(settings_of(rec)) or 0), job_key)
-local head = redis.call('ZRANGE', K_DUE, 0, 0)
+local head = redis.call('ZRANGE', K_DUE, '0', '0')
 if state == 'R' then
   redis.call('ZREM', ready_key(topic), job_key)
 end

@@ -15,15 +15,21 @@ local capacity = tonumber(ARGV[2])
 local n = tonumber(ARGV[3])
 local now = now_ms()
 
+-- Every path here is the hot path of scheduling (one call per job for most applications),
+-- so work done per job is kept to what the job needs: values computed once, tables made only
+-- when a job replaces another, and one command per key where a call holds many jobs.
+
 -- Check everything before the first write: a refused call must leave nothing behind.
-for i = 0, n - 1 do
-  local base = 5 + i * 8
-  local job_key, mode, ms = ARGV[base], ARGV[base + 2], tonumber(ARGV[base + 3])
+local topics, dues = {}, {}
+for i = 1, n do
+  local base = i * 8 - 3
+  local job_key = ARGV[base]
   local topic = topic_of(job_key)
   if not topic or not TOPIC_KEYS[topic] then
     return redis.error_reply('ERR redeq schedule: keys of the topic of ' .. job_key .. ' were not declared')
   end
-  local due = (mode == 'in') and (now + ms) or ms
+  local ms = tonumber(ARGV[base + 3])
+  local due = ms and ((ARGV[base + 2] == 'in') and (now + ms) or ms)
   if not ms or ms < 0 or due > MAX_TIME then
     return redis.error_reply('ERR redeq schedule: due time of ' .. job_key .. ' out of range: ' .. tostring(ARGV[base + 3]))
   end
@@ -31,37 +37,96 @@ for i = 0, n - 1 do
   if used ~= '' and used ~= '0' and not string.match(used, '^[1-9]%d?%d?%d?%d?%d?%d?%d?%d?$') then
     return redis.error_reply('ERR redeq schedule: attempts already used of ' .. job_key .. ' must be a whole number from 0 to 999999999: ' .. tostring(used))
   end
+  topics[i], dues[i] = topic, due
 end
 
-local refused = refuse_other_layout(ARGV[4])
+-- The layout check and, with a capacity, the pending count of every topic of the call, in
+-- one read.
+local pending = {}
+local refused
+if capacity > 0 then
+  local fields, seen = { '~buckets' }, {}
+  for i = 1, n do
+    if not seen[topics[i]] then
+      seen[topics[i]] = true
+      fields[#fields + 1] = topics[i]
+    end
+  end
+  local values = redis.call('HMGET', K_COUNT, unpack(fields))
+  refused = layout_refusal(values[1], ARGV[4])
+  for j = 2, #fields do
+    pending[fields[j]] = tonumber(values[j]) or 0
+  end
+else
+  refused = refuse_other_layout(ARGV[4])
+end
 if refused then return refused end
 
 -- Where a job with this key is now: 'none', a state letter, or 'gone' (a record in no index,
--- never left by redeq: it is written anew and counted). Read live, so the same id twice in one
--- call sees what the first one left.
+-- never left by redeq: it is written anew and counted, as 'none' is).
 local function state_now(job_key, topic)
   if redis.call('HEXISTS', K_PAYLOAD, job_key) == 0 then return 'none' end
   return state_of(job_key, topic) or 'gone'
 end
 
-local pending = {}
+-- The states of all jobs of a larger call, read with one ZMSCORE per index instead of a few
+-- commands per job; same answers as state_of, with 'none' for a job in no index.
+local BATCH_READ_FROM = 8
+local function states_of_all()
+  local all, by_topic = {}, {}
+  for i = 1, n do
+    local job_key, topic = ARGV[i * 8 - 3], topics[i]
+    all[i] = job_key
+    by_topic[topic] = by_topic[topic] or { keys = {}, at = {} }
+    table.insert(by_topic[topic].keys, job_key)
+    table.insert(by_topic[topic].at, i)
+  end
+  local function scores(key, members)
+    local found = {}
+    for from = 1, #members, 1000 do
+      local part = redis.call('ZMSCORE', key, unpack(members, from, math.min(#members, from + 999)))
+      for j = 1, #part do found[from + j - 1] = part[j] end
+    end
+    return found
+  end
+  local ready = {}
+  for topic, jobs in pairs(by_topic) do
+    local found = scores(ready_key(topic), jobs.keys)
+    for j, at in ipairs(jobs.at) do ready[at] = found[j] end
+  end
+  local due, lease, died = scores(K_DUE, all), scores(K_LEASE, all), scores(K_DIED, all)
+  local states = {}
+  for i = 1, n do
+    states[i] = (due[i] and 'D') or (ready[i] and 'R') or (lease[i] and 'I') or (died[i] and 'X') or 'none'
+  end
+  return states
+end
+
+-- Reads first, then adds, then removes (prelude.lua). Records and due entries are added with
+-- one HSET and one ZADD for the whole call; a job seen again in the same call is in the due set
+-- by then ('D'), and the last write of an id decides, as HSET and ZADD keep the last pair.
+local known = (n >= BATCH_READ_FROM) and states_of_all() or nil
+local created = string.format('%d', now)
 local written = {}
-local removals = { ready = {}, dead = {}, died = {}, attempt = {}, error = {} }
+local records, due_pairs = {}, {}
+local removals -- made when a job replaces another: { ready = {}, dead = {}, died = {}, attempt = {}, error = {} }
 local restored, any_restored = {}, false
 local out = { -1 }
-for i = 0, n - 1 do
-  local base = 5 + i * 8
-  local job_key, payload, mode, ms, policy = ARGV[base], ARGV[base + 1], ARGV[base + 2], tonumber(ARGV[base + 3]), ARGV[base + 4]
+for i = 1, n do
+  local base = i * 8 - 3
+  local job_key, payload, policy = ARGV[base], ARGV[base + 1], ARGV[base + 4]
   local settings, trace, used = ARGV[base + 5], ARGV[base + 6], ARGV[base + 7]
-  local topic = topic_of(job_key)
-  local due = (mode == 'in') and (now + ms) or ms
+  local topic, due = topics[i], dues[i]
   -- The job's own settings, then its trace context after a space (only jobs scheduled with
   -- tracing on carry one), ride in the record's head, between the created time and the '|'.
-  local record = string.format('%d', now) .. settings .. (trace == '' and '' or ' ' .. trace) .. '|' .. payload
-  -- The common case, a new id with no capacity to check, costs one command instead of a
-  -- read and a write. With a capacity the count must be read before anything is written.
+  local record = created .. settings .. (trace == '' and '' or ' ' .. trace) .. '|' .. payload
+  -- A new id where there is room costs one command (HSETNX) instead of a read and a write.
   local state, stored = nil, false
-  if capacity == 0 and redis.call('HSETNX', K_PAYLOAD, job_key, record) == 1 then
+  if written[job_key] then
+    state = 'D'
+  elseif known then
+    state = known[i]
+  elseif (capacity == 0 or pending[topic] < capacity) and redis.call('HSETNX', K_PAYLOAD, job_key, record) == 1 then
     state, stored = 'none', true
   else
     state = state_now(job_key, topic)
@@ -79,26 +144,35 @@ for i = 0, n - 1 do
     status = 'replaced'
   end
   local grows = (status == 'new') or (state == 'X')
-  if grows and capacity > 0 then
-    if not pending[topic] then
-      pending[topic] = tonumber(redis.call('HGET', K_COUNT, topic)) or 0
-    end
-    if pending[topic] >= capacity then
-      status, value = 'full', pending[topic]
-    end
+  if grows and capacity > 0 and pending[topic] >= capacity then
+    status, value = 'full', pending[topic]
   end
   if status == 'new' or status == 'replaced' then
     if not stored then
-      redis.call('HSET', K_PAYLOAD, job_key, record)
+      records[#records + 1] = job_key
+      records[#records + 1] = record
     end
-    redis.call('ZADD', K_DUE, due_score(due, priority_of(settings)), job_key)
-    if state == 'R' then
-      removals.ready[topic] = removals.ready[topic] or {}
-      table.insert(removals.ready[topic], job_key)
-    elseif state == 'X' then
-      removals.dead[topic] = removals.dead[topic] or {}
-      table.insert(removals.dead[topic], job_key)
-      table.insert(removals.died, job_key)
+    -- An absolute due time without priority goes to ZADD as the caller's own text: Lua turns
+    -- a number into text with printf("%.17g"), which costs more than the rest of the add.
+    local score = due
+    if settings ~= '' then
+      score = due_score(due, priority_of(settings))
+    elseif ARGV[base + 2] == 'at' then
+      score = ARGV[base + 3]
+    end
+    due_pairs[#due_pairs + 1] = score
+    due_pairs[#due_pairs + 1] = job_key
+    if status == 'replaced' then
+      removals = removals or { ready = {}, dead = {}, died = {}, attempt = {}, error = {} }
+      if state == 'R' then
+        removals.ready[topic] = removals.ready[topic] or {}
+        table.insert(removals.ready[topic], job_key)
+      elseif state == 'X' then
+        removals.dead[topic] = removals.dead[topic] or {}
+        table.insert(removals.dead[topic], job_key)
+        table.insert(removals.died, job_key)
+      end
+      table.insert(removals.error, job_key)
     end
     -- A restored job's attempt record is written (an add) with the other adds; it then
     -- replaces the record of the job it replaced instead of being removed with it. The
@@ -110,40 +184,45 @@ for i = 0, n - 1 do
       restored[job_key] = nil
       table.insert(removals.attempt, job_key)
     end
-    if status == 'replaced' then
-      table.insert(removals.error, job_key)
-    end
     if grows then
       count(topic, 1)
-      if pending[topic] then pending[topic] = pending[topic] + 1 end
+      if capacity > 0 then pending[topic] = pending[topic] + 1 end
     end
     written[job_key] = due
   end
   out[#out + 1] = status
   out[#out + 1] = value
 end
-for job_key, attempt in pairs(restored) do
-  redis.call('HSET', K_ATTEMPT, job_key, attempt)
-end
-flush_counts()
-local head = redis.call('ZRANGE', K_DUE, 0, 0)
-if head[1] and written[head[1]] then
-  out[1] = written[head[1]]
-end
-for topic, job_keys in pairs(removals.ready) do
-  remove_all('ZREM', ready_key(topic), job_keys)
-end
-for topic, job_keys in pairs(removals.dead) do
-  remove_all('ZREM', dead_key(topic), job_keys)
-end
-remove_all('ZREM', K_DIED, removals.died)
-local stale = removals.attempt
+add_all('HSET', K_PAYLOAD, records)
+add_all('ZADD', K_DUE, due_pairs)
 if any_restored then
-  stale = {}
-  for _, job_key in ipairs(removals.attempt) do
-    if not restored[job_key] then stale[#stale + 1] = job_key end
+  for job_key, attempt in pairs(restored) do
+    redis.call('HSET', K_ATTEMPT, job_key, attempt)
   end
 end
-remove_all('HDEL', K_ATTEMPT, stale)
-remove_all('HDEL', K_ERROR, removals.error)
+flush_counts()
+if #due_pairs > 0 then
+  local head = redis.call('ZRANGE', K_DUE, '0', '0')
+  if head[1] and written[head[1]] then
+    out[1] = written[head[1]]
+  end
+end
+if removals then
+  for topic, job_keys in pairs(removals.ready) do
+    remove_all('ZREM', ready_key(topic), job_keys)
+  end
+  for topic, job_keys in pairs(removals.dead) do
+    remove_all('ZREM', dead_key(topic), job_keys)
+  end
+  remove_all('ZREM', K_DIED, removals.died)
+  local stale = removals.attempt
+  if any_restored then
+    stale = {}
+    for _, job_key in ipairs(removals.attempt) do
+      if not restored[job_key] then stale[#stale + 1] = job_key end
+    end
+  end
+  remove_all('HDEL', K_ATTEMPT, stale)
+  remove_all('HDEL', K_ERROR, removals.error)
+end
 return out

@@ -6,7 +6,8 @@ end
 local function flush_counts()
   for field, delta in pairs(deltas) do
     if delta ~= 0 then
-      redis.call('HINCRBY', K_COUNT, field, delta)
+      -- 1 and -1, the usual deltas, as text: Lua turns a number into text with printf.
+      redis.call('HINCRBY', K_COUNT, field, (delta == 1 and '1') or (delta == -1 and '-1') or delta)
     end
   end
 end

@@ -13,11 +13,16 @@ local function forget_all(job_keys)
   remove_all('HDEL', K_ERROR, job_keys)
 end
 
--- Adds score/member pairs to a zset in chunks, so no unpack ever exceeds Lua's stack limit.
+-- Adds score/member (ZADD) or field/value (HSET) pairs to a key in chunks, so no unpack ever
+-- exceeds Lua's stack limit: one command per chunk instead of one per pair.
 local CHUNK = 500
-local function zadd_all(key, pairs_list)
+local function add_all(cmd, key, pairs_list)
   for from = 1, #pairs_list, 2 * CHUNK do
     local to = math.min(#pairs_list, from + 2 * CHUNK - 1)
-    redis.call('ZADD', key, unpack(pairs_list, from, to))
+    redis.call(cmd, key, unpack(pairs_list, from, to))
   end
+end
+
+local function zadd_all(key, pairs_list)
+  add_all('ZADD', key, pairs_list)
 end

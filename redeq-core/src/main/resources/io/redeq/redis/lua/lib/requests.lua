@@ -22,7 +22,7 @@ local function remember_request(requests, id, now, keep)
   redis.call('PEXPIRE', requests, keep)
   if now % TRIM_EVERY == 0 then
     redis.call('ZREMRANGEBYSCORE', requests, '-inf', '(' .. (now - keep))
-    redis.call('ZREMRANGEBYRANK', requests, 0, -(MAX_REQUESTS + 1))
+    redis.call('ZREMRANGEBYRANK', requests, '0', -(MAX_REQUESTS + 1))
   end
 end
 
@@ -31,7 +31,7 @@ end
 local function held_by(topic, token)
   local prefix = topic .. ':'
   local held = {}
-  for _, job_key in ipairs(redis.call('ZRANGE', K_LEASE, 0, -1)) do
+  for _, job_key in ipairs(redis.call('ZRANGE', K_LEASE, '0', '-1')) do
     if string.sub(job_key, 1, #prefix) == prefix then
       local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
       if a.token == token then

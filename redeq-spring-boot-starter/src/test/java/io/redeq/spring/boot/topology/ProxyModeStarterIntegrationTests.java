@@ -35,7 +35,7 @@ class ProxyModeStarterIntegrationTests {
 	/** The line of docs/proxy-mode.md for prefix {@code shop}, and the startup checks. */
 	static final String USER = "resetkeys ~shop:* ~{shop:* resetchannels -@all +hello +auth +ping +evalsha +eval "
 			+ "+time +wait +hget +hgetall +hset +hsetnx +hmget +hkeys +hscan +hlen +hdel +hexists +hincrby +zadd "
-			+ "+zrem +zrange +zrangebyscore +zrevrange +zremrangebyscore +zremrangebyrank +zpopmin +zscore +zcard "
+			+ "+zrem +zrange +zrangebyscore +zrevrange +zremrangebyscore +zremrangebyrank +zpopmin +zscore +zmscore +zcard "
 			+ "+set +get +del +exists +pexpire +rpush +lpop +ltrim +info +config|get";
 
 	@Test

@@ -1,0 +1,170 @@
+package io.redeq.redis;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+
+import io.lettuce.core.RedisClient;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import io.redeq.Duplicate;
+import io.redeq.DuplicateJobException;
+import io.redeq.Job;
+import io.redeq.JobInfo;
+import io.redeq.JobState;
+import io.redeq.Redeq;
+import io.redeq.TopicStats;
+import io.redeq.test.CommandStats;
+import io.redeq.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * schedule.lua reads the states of a larger call's jobs with one ZMSCORE per index and
+ * writes them with one HSET and one ZADD; a single job takes the HSETNX path. Both must
+ * leave the same jobs in the same states with the same counts, for every state a job with
+ * the same id can be in, and for an id sent twice in one call.
+ */
+@RedisTest
+class ScheduleBatchIntegrationTests {
+
+	private static final int BUCKET = 5;
+
+	private static final Instant FAR = Instant.now().plus(Duration.ofHours(2));
+
+	private static final Instant LATER = FAR.plus(Duration.ofHours(1));
+
+	private final KeySpace keys = new KeySpace("redeq", 16);
+
+	private final RedisClient lettuce;
+
+	private final Redeq redeq;
+
+	private final RedisConnections connections;
+
+	private final RedisJobStore store;
+
+	ScheduleBatchIntegrationTests(RedisClient lettuce) {
+		this.lettuce = lettuce;
+		this.redeq = Redeq.builder(lettuce).migratorEnabled(false).build();
+		this.connections = new RedisConnections(lettuce);
+		this.store = new RedisJobStore(this.keys, new ScriptRunner(this.connections, Duration.ofSeconds(10)));
+	}
+
+	@AfterEach
+	void close() {
+		this.redeq.close();
+		this.connections.close();
+	}
+
+	@ParameterizedTest(name = "all in one call: {0}")
+	@ValueSource(booleans = { true, false })
+	void everyStateOfAnExistingIdIsHandledAsOneJobAtATimeWould(boolean oneCall) {
+		String topic = oneCall ? "batch" : "single";
+		List<String> ids = idsInBucket(topic, 9);
+		String delayedReplaced = ids.get(0);
+		String delayedKept = ids.get(1);
+		String readyReplaced = ids.get(2);
+		String readyKept = ids.get(3);
+		String running = ids.get(4);
+		String dead = ids.get(5);
+		List<String> fresh = ids.subList(6, 9);
+		Instant past = Instant.now().minusSeconds(60);
+		schedule(Job.builder(topic).id(dead).dueAt(past.minusSeconds(2)).build());
+		schedule(Job.builder(topic).id(running).dueAt(past.minusSeconds(1)).build());
+		schedule(Job.builder(topic).id(readyReplaced).dueAt(past).build());
+		schedule(Job.builder(topic).id(readyKept).dueAt(past).build());
+		schedule(Job.builder(topic).id(delayedReplaced).dueAt(FAR).build());
+		schedule(Job.builder(topic).id(delayedKept).dueAt(FAR).build());
+		this.store.migrate(BUCKET, 100, false, "", 10_000, 0);
+		ClaimedJob buried = await(this.store.claim(BUCKET, topic, 1, 30_000, "inst:c:1", 1)).jobs().get(0);
+		await(this.store.bury(buried, "test"));
+		assertThat(buried.id()).isEqualTo(dead);
+		assertThat(await(this.store.claim(BUCKET, topic, 1, 30_000, "inst:c:2", 3)).jobs().get(0).id())
+			.isEqualTo(running);
+		long zmscoreBefore = CommandStats.calls(this.lettuce, "zmscore"::equals);
+
+		List<Job> call = new ArrayList<>();
+		for (String id : fresh) {
+			call.add(Job.builder(topic).id(id).dueAt(FAR).build());
+		}
+		call.add(Job.builder(topic).id(delayedReplaced).dueAt(LATER).build());
+		call.add(Job.builder(topic).id(delayedKept).dueAt(LATER).onDuplicate(Duplicate.KEEP).build());
+		call.add(Job.builder(topic).id(readyReplaced).dueAt(LATER).build());
+		call.add(Job.builder(topic).id(readyKept).dueAt(LATER).onDuplicate(Duplicate.KEEP).build());
+		call.add(Job.builder(topic).id(dead).dueAt(LATER).onDuplicate(Duplicate.REJECT).build());
+		call.add(Job.builder(topic).id(running).dueAt(LATER).build());
+		call.add(Job.builder(topic).id(fresh.get(0)).dueAt(LATER).build()); // again
+		if (oneCall) {
+			assertThatExceptionOfType(DuplicateJobException.class)
+				.isThrownBy(() -> this.redeq.client().scheduleAll(call))
+				.withMessageContaining(running);
+		}
+		else {
+			for (Job job : call) {
+				if (job.id().equals(running)) {
+					assertThatExceptionOfType(DuplicateJobException.class).isThrownBy(() -> schedule(job));
+				}
+				else {
+					schedule(job);
+				}
+			}
+		}
+
+		assertThat(info(topic, fresh.get(0))).satisfies((job) -> assertDelayed(job, LATER));
+		assertThat(info(topic, fresh.get(1))).satisfies((job) -> assertDelayed(job, FAR));
+		assertThat(info(topic, delayedReplaced)).satisfies((job) -> assertDelayed(job, LATER));
+		assertThat(info(topic, delayedKept)).satisfies((job) -> assertDelayed(job, FAR));
+		assertThat(info(topic, readyReplaced)).satisfies((job) -> assertDelayed(job, LATER));
+		assertThat(info(topic, readyKept).state()).isEqualTo(JobState.READY);
+		assertThat(info(topic, dead)).satisfies((job) -> assertDelayed(job, LATER));
+		assertThat(info(topic, running).state()).isEqualTo(JobState.IN_FLIGHT);
+		TopicStats stats = this.redeq.admin().stats(topic);
+		assertThat(stats.delayed()).as("delayed").isEqualTo(7);
+		assertThat(stats.ready()).as("ready").isEqualTo(1);
+		assertThat(stats.inFlight()).as("in flight").isEqualTo(1);
+		assertThat(stats.dead()).as("dead").isZero();
+		long zmscoreCalls = CommandStats.calls(this.lettuce, "zmscore"::equals) - zmscoreBefore;
+		if (oneCall) {
+			assertThat(zmscoreCalls).as("states read for the whole call").isEqualTo(4);
+		}
+		else {
+			assertThat(zmscoreCalls).as("single jobs read their state one by one").isZero();
+		}
+	}
+
+	private void schedule(Job job) {
+		this.redeq.client().schedule(job);
+	}
+
+	private JobInfo info(String topic, String id) {
+		return this.redeq.client().find(topic, id).orElseThrow();
+	}
+
+	private static void assertDelayed(JobInfo job, Instant dueAt) {
+		assertThat(job.state()).as(job.id() + " state").isEqualTo(JobState.DELAYED);
+		assertThat(job.dueAt()).as(job.id() + " due").isEqualTo(dueAt.truncatedTo(ChronoUnit.MILLIS));
+	}
+
+	private <T> T await(CompletionStage<T> stage) {
+		return this.store.scripts().await(stage, "test");
+	}
+
+	private List<String> idsInBucket(String topic, int count) {
+		List<String> ids = new ArrayList<>();
+		for (int i = 0; ids.size() < count && i < 100_000; i++) {
+			if (this.keys.bucketOf(KeySpace.jobKey(topic, "s-" + i)) == BUCKET) {
+				ids.add("s-" + i);
+			}
+		}
+		assertThat(ids).hasSize(count);
+		return ids;
+	}
+
+}
