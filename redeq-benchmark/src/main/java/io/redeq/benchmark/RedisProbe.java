@@ -36,10 +36,21 @@ final class RedisProbe implements AutoCloseable {
 	/** INFO calls this probe made; they are taken out of the command counts. */
 	private final AtomicLong infoCalls = new AtomicLong();
 
+	private final RedisClient client;
+
 	RedisProbe(RedisClient client, RedisURI uri) {
+		this.client = client;
 		this.uri = uri;
 		this.connection = client.connect(uri);
 		this.redis = this.connection.sync();
+	}
+
+	/**
+	 * A connection of its own to the Redis under test, for a measurement outside the
+	 * systems.
+	 */
+	StatefulRedisConnection<String, String> connect() {
+		return this.client.connect(this.uri);
 	}
 
 	RedisCommands<String, String> commands() {
