@@ -1,7 +1,5 @@
 package io.redeq.redis;
 
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 
@@ -27,24 +25,21 @@ class CompleteAndClaimIntegrationTests {
 
 	private static final int BUCKET = 9;
 
-	private final KeySpace keys = new KeySpace("redeq", 16);
+	private final ScriptFixture fixture;
 
 	private final Redeq producer;
-
-	private final RedisConnections connections;
 
 	private final RedisJobStore store;
 
 	CompleteAndClaimIntegrationTests(RedisClient lettuce) {
-		this.producer = Redeq.builder(lettuce).migratorEnabled(false).build();
-		this.connections = new RedisConnections(lettuce);
-		this.store = new RedisJobStore(this.keys, new ScriptRunner(this.connections, Duration.ofSeconds(10)));
+		this.fixture = new ScriptFixture(lettuce);
+		this.producer = this.fixture.redeq;
+		this.store = this.fixture.store;
 	}
 
 	@AfterEach
 	void close() {
-		this.producer.close();
-		this.connections.close();
+		this.fixture.close();
 	}
 
 	@Test
@@ -91,18 +86,11 @@ class CompleteAndClaimIntegrationTests {
 	}
 
 	private <T> T await(CompletionStage<T> stage) {
-		return this.store.scripts().await(stage, "test");
+		return this.fixture.await(stage);
 	}
 
 	private List<String> idsInBucket(int count) {
-		List<String> ids = new ArrayList<>();
-		for (int i = 0; ids.size() < count && i < 100_000; i++) {
-			if (this.keys.bucketOf(KeySpace.jobKey("mail", "c-" + i)) == BUCKET) {
-				ids.add("c-" + i);
-			}
-		}
-		assertThat(ids).hasSize(count);
-		return ids;
+		return this.fixture.idsInBucket("mail", "c-", BUCKET, count);
 	}
 
 }

@@ -1,6 +1,5 @@
 package io.redeq.redis;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,26 +23,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 @RedisTest
 class HandOffScriptIntegrationTests {
 
-	private static final int BUCKETS = 16;
-
-	private final KeySpace keys = new KeySpace("redeq", BUCKETS);
+	private final ScriptFixture fixture;
 
 	private final Redeq producer;
-
-	private final RedisConnections connections;
 
 	private final RedisJobStore store;
 
 	HandOffScriptIntegrationTests(RedisClient lettuce) {
-		this.producer = Redeq.builder(lettuce).migratorEnabled(false).build();
-		this.connections = new RedisConnections(lettuce);
-		this.store = new RedisJobStore(this.keys, new ScriptRunner(this.connections, Duration.ofSeconds(10)));
+		this.fixture = new ScriptFixture(lettuce);
+		this.producer = this.fixture.redeq;
+		this.store = this.fixture.store;
 	}
 
 	@AfterEach
 	void close() {
-		this.producer.close();
-		this.connections.close();
+		this.fixture.close();
 	}
 
 	@Test
@@ -104,14 +98,7 @@ class HandOffScriptIntegrationTests {
 	}
 
 	private List<String> idsInBucket(int bucket, int count) {
-		List<String> ids = new ArrayList<>();
-		for (int i = 0; ids.size() < count && i < 100_000; i++) {
-			if (this.keys.bucketOf(KeySpace.jobKey("mail", "m-" + i)) == bucket) {
-				ids.add("m-" + i);
-			}
-		}
-		assertThat(ids).hasSize(count);
-		return ids;
+		return this.fixture.idsInBucket("mail", "m-", bucket, count);
 	}
 
 }

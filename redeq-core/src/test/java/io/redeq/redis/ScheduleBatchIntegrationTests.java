@@ -40,34 +40,31 @@ class ScheduleBatchIntegrationTests {
 
 	private static final Instant LATER = FAR.plus(Duration.ofHours(1));
 
-	private final KeySpace keys = new KeySpace("redeq", 16);
-
 	private final RedisClient lettuce;
 
-	private final Redeq redeq;
+	private final ScriptFixture fixture;
 
-	private final RedisConnections connections;
+	private final Redeq redeq;
 
 	private final RedisJobStore store;
 
 	ScheduleBatchIntegrationTests(RedisClient lettuce) {
 		this.lettuce = lettuce;
-		this.redeq = Redeq.builder(lettuce).migratorEnabled(false).build();
-		this.connections = new RedisConnections(lettuce);
-		this.store = new RedisJobStore(this.keys, new ScriptRunner(this.connections, Duration.ofSeconds(10)));
+		this.fixture = new ScriptFixture(lettuce);
+		this.redeq = this.fixture.redeq;
+		this.store = this.fixture.store;
 	}
 
 	@AfterEach
 	void close() {
-		this.redeq.close();
-		this.connections.close();
+		this.fixture.close();
 	}
 
 	@ParameterizedTest(name = "all in one call: {0}")
 	@ValueSource(booleans = { true, false })
 	void everyStateOfAnExistingIdIsHandledAsOneJobAtATimeWould(boolean oneCall) {
 		String topic = oneCall ? "batch" : "single";
-		List<String> ids = idsInBucket(topic, 9);
+		List<String> ids = this.fixture.idsInBucket(topic, "s-", BUCKET, 9);
 		String delayedReplaced = ids.get(0);
 		String delayedKept = ids.get(1);
 		String readyReplaced = ids.get(2);
@@ -153,18 +150,7 @@ class ScheduleBatchIntegrationTests {
 	}
 
 	private <T> T await(CompletionStage<T> stage) {
-		return this.store.scripts().await(stage, "test");
-	}
-
-	private List<String> idsInBucket(String topic, int count) {
-		List<String> ids = new ArrayList<>();
-		for (int i = 0; ids.size() < count && i < 100_000; i++) {
-			if (this.keys.bucketOf(KeySpace.jobKey(topic, "s-" + i)) == BUCKET) {
-				ids.add("s-" + i);
-			}
-		}
-		assertThat(ids).hasSize(count);
-		return ids;
+		return this.fixture.await(stage);
 	}
 
 }
