@@ -54,6 +54,9 @@ final class LatenessWorkload {
 	private boolean run(Contender contender, String name, int rate, int producers, boolean batched)
 			throws InterruptedException {
 		Options options = this.harness.options;
+		if (options.warmUpSeconds > 0) {
+			rehearse(contender, name, rate, producers, batched);
+		}
 		int total = (int) Math.min(Integer.MAX_VALUE - 1, (long) rate * options.seconds);
 		String namespace = this.harness.fresh(name.toLowerCase(Locale.ROOT));
 		RedisClock clock = this.harness.clock();
@@ -62,9 +65,9 @@ final class LatenessWorkload {
 			queue.consume(options.consumers);
 			Snapshot before = this.harness.snapshot();
 			this.harness.startProfile();
-			Producers sent = new Producers(queue, tracker, clock, total, rate, producers, batched);
+			Producers sent = new Producers(queue, tracker, clock, total, rate, producers, batched, options.seconds);
 			sent.run();
-			double producedSeconds = sent.seconds;
+			double producedSeconds = sent.elapsedSeconds;
 			int jobs = sent.sent.get();
 			Harness.awaitCompleted(tracker, jobs, Duration.ofMillis(options.delayMaxMs).plusSeconds(30));
 			Thread.sleep(200); // a late duplicate would show up here
@@ -82,11 +85,11 @@ final class LatenessWorkload {
 			double redisCpu = after.redisCpuPerJob(before, completed);
 			double clientCpu = after.clientCpuPerJob(before, completed);
 			this.harness.line(
-					"RESULT workload=%s system=%s rate=%d seconds=%d jobs=%d producers=%d calls=%s consumers=%d produced_per_s=%.0f p50_ms=%.2f p99_ms=%.2f p999_ms=%.2f max_ms=%.2f mean_ms=%.2f commands_per_job=%.2f redis_cpu_us_per_job=%.1f client_cpu_us_per_job=%.1f completed=%d early=%d clock_err_us=%d clock_drift_us=%d missing=%d dup=%d",
-					name, contender.name(), rate, options.seconds, jobs, producers, batched ? "batch" : "single",
-					options.consumers, jobs / producedSeconds, p50, p99, p999, max, lateness.getMean() / 1000.0,
-					commands, redisCpu, clientCpu, completed, tracker.early(), clock.errorMicros(),
-					clock.driftMicros(recheck), missing, dup);
+					"RESULT workload=%s system=%s rate=%d seconds=%d warm_up_s=%d jobs=%d producers=%d calls=%s consumers=%d produced_per_s=%.0f p50_ms=%.2f p99_ms=%.2f p999_ms=%.2f max_ms=%.2f mean_ms=%.2f commands_per_job=%.2f redis_cpu_us_per_job=%.1f client_cpu_us_per_job=%.1f completed=%d early=%d clock_err_us=%d clock_drift_us=%d missing=%d dup=%d",
+					name, contender.name(), rate, options.seconds, options.warmUpSeconds, jobs, producers,
+					batched ? "batch" : "single", options.consumers, jobs / producedSeconds, p50, p99, p999, max,
+					lateness.getMean() / 1000.0, commands, redisCpu, clientCpu, completed, tracker.early(),
+					clock.errorMicros(), clock.driftMicros(recheck), missing, dup);
 			this.harness.details(name, contender.name(), before, after, completed);
 			this.harness.stopProfile(name, contender.name());
 			if (name.equals("W3")) {
@@ -101,6 +104,30 @@ final class LatenessWorkload {
 				table.put(CLIENT_CPU_ROW, system, clientCpu, "%.1f", clientCpu);
 			}
 			return sent.failure.get() == null && missing == 0 && dup == 0;
+		}
+	}
+
+	/**
+	 * The same workload for {@code --warm-up-seconds}, on keys of its own, unmeasured. On
+	 * this 2-core VM the JIT compiles a system's consume path during its first seconds
+	 * under load; a compiler thread holding a core then shows as lateness, Redis being
+	 * descheduled mid-script and client CPU of the system measured first, while the
+	 * systems after it run on Lettuce and Netty code it warmed. Measured cold, the same
+	 * build's W3 p99 ranged 28-166 ms over six runs.
+	 */
+	private void rehearse(Contender contender, String name, int rate, int producers, boolean batched)
+			throws InterruptedException {
+		Options options = this.harness.options;
+		int total = (int) Math.min(Integer.MAX_VALUE - 1, (long) rate * options.warmUpSeconds);
+		RedisClock clock = this.harness.clock();
+		Tracker tracker = new Tracker(total, clock);
+		try (QueueUnderTest queue = contender.open(this.harness.fresh(name.toLowerCase(Locale.ROOT) + "-warm"),
+				tracker)) {
+			queue.consume(options.consumers);
+			Producers sent = new Producers(queue, tracker, clock, total, rate, producers, batched,
+					options.warmUpSeconds);
+			sent.run();
+			Harness.awaitCompleted(tracker, sent.sent.get(), Duration.ofMillis(options.delayMaxMs).plusSeconds(30));
 		}
 	}
 
@@ -129,16 +156,18 @@ final class LatenessWorkload {
 
 		private final boolean batched;
 
+		private final int seconds;
+
 		private final AtomicInteger nextId = new AtomicInteger();
 
 		private final AtomicInteger sent = new AtomicInteger();
 
 		private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
-		private double seconds;
+		private double elapsedSeconds;
 
 		Producers(QueueUnderTest queue, Tracker tracker, RedisClock clock, int total, int rate, int threads,
-				boolean batched) {
+				boolean batched, int seconds) {
 			this.queue = queue;
 			this.tracker = tracker;
 			this.clock = clock;
@@ -146,11 +175,12 @@ final class LatenessWorkload {
 			this.rate = rate;
 			this.threads = threads;
 			this.batched = batched;
+			this.seconds = seconds;
 		}
 
 		void run() throws InterruptedException {
 			long start = System.nanoTime();
-			long end = start + Duration.ofSeconds(LatenessWorkload.this.harness.options.seconds + 10).toNanos();
+			long end = start + Duration.ofSeconds(this.seconds + 10).toNanos();
 			List<Thread> started = new ArrayList<>();
 			for (int t = 0; t < this.threads; t++) {
 				int share = this.total / this.threads + ((t < this.total % this.threads) ? 1 : 0);
@@ -161,7 +191,7 @@ final class LatenessWorkload {
 			for (Thread thread : started) {
 				thread.join(Math.max(1, (end - System.nanoTime()) / 1_000_000 + 5000));
 			}
-			this.seconds = (System.nanoTime() - start) / 1e9;
+			this.elapsedSeconds = (System.nanoTime() - start) / 1e9;
 			Throwable failure = this.failure.get();
 			if (failure != null) {
 				throw new IllegalStateException("A producer failed: " + failure, failure);

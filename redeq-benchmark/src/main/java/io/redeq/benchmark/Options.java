@@ -49,6 +49,12 @@ final class Options {
 	/** W5 measuring window. */
 	int idleSeconds = 20;
 
+	/**
+	 * Unmeasured rehearsal of W3 and W3b on each system before its measured run, so the
+	 * figures are those of a warmed-up JVM (0 = none).
+	 */
+	int warmUpSeconds = 10;
+
 	/** W3 delay range, ms after scheduling. */
 	int delayMinMs = 1000;
 
@@ -116,6 +122,7 @@ final class Options {
 						case "--rate-b" -> o.rateB = positive(arg, value);
 						case "--seconds" -> o.seconds = positive(arg, value);
 						case "--idle-seconds" -> o.idleSeconds = positive(arg, value);
+						case "--warm-up-seconds" -> o.warmUpSeconds = zeroOrMore(arg, value);
 						case "--delay-ms" -> {
 							String[] range = value.split("-");
 							o.delayMinMs = positive(arg, range[0]);
@@ -152,6 +159,7 @@ final class Options {
 		this.rateB = 1_000;
 		this.seconds = 1;
 		this.idleSeconds = 2;
+		this.warmUpSeconds = 1;
 		this.delayMinMs = 200;
 		this.delayMaxMs = 600;
 	}
@@ -175,15 +183,27 @@ final class Options {
 	}
 
 	private static int positive(String option, String value) {
+		int n = wholeNumber(option, value, "a positive");
+		if (n < 1) {
+			throw new IllegalArgumentException(option + " wants a positive whole number, but was '" + value + "'");
+		}
+		return n;
+	}
+
+	private static int zeroOrMore(String option, String value) {
+		return wholeNumber(option, value, "a non-negative");
+	}
+
+	private static int wholeNumber(String option, String value, String kind) {
 		try {
 			int n = Integer.parseInt(value.replace("_", "").replace("k", "000"));
-			if (n < 1) {
+			if (n < 0) {
 				throw new NumberFormatException();
 			}
 			return n;
 		}
 		catch (NumberFormatException ex) {
-			throw new IllegalArgumentException(option + " wants a positive whole number, but was '" + value + "'");
+			throw new IllegalArgumentException(option + " wants " + kind + " whole number, but was '" + value + "'");
 		}
 	}
 
@@ -203,6 +223,8 @@ final class Options {
 				  --rate-b N           W3b jobs per second (default 10000)
 				  --seconds N          W3 and W3b duration (default 30)
 				  --idle-seconds N     W5 measuring window (default 20)
+				  --warm-up-seconds N  unmeasured W3/W3b rehearsal per system before its
+				                       measured run, so the JIT is done compiling (default 10; 0 none)
 				  --delay-ms MIN-MAX   W3 delay after scheduling (default 1000-3000)
 				  --payload-bytes N    payload size as JSON (default 100)
 				  --consumers N        handler threads of each system's consumers in W2/W3 (default 4)
