@@ -109,8 +109,7 @@ public final class TopicConsumer implements Subscription {
 	/**
 	 * Per bucket, when (System.nanoTime) a claim of this consumer last left READY jobs of
 	 * the topic there, or 0 when its last claim emptied it: where a completion claims the
-	 * next jobs in the same script, and whether a backlog is waiting (then the migrator's
-	 * hand-off, which serves only buckets with nothing READY, is not offered slots).
+	 * next jobs in the same script.
 	 */
 	private final AtomicLongArray readyKnown;
 
@@ -298,14 +297,14 @@ public final class TopicConsumer implements Subscription {
 	 * Offers the free worker slots, taken until each offer is settled, to the migrator,
 	 * split as evenly as they go over the {@code buckets} it is about to migrate (at
 	 * least one slot per offer, so fewer offers than buckets when slots are few); nothing
-	 * while closing, paused, rate-limited (the limiter grants starts per claim), with a
-	 * lost claim to hand back first, or behind on a backlog: the script would hand over
-	 * nothing where jobs wait READY, and the slots would sit out a round trip for it.
+	 * while closing, paused, rate-limited (the limiter grants starts per claim) or with a
+	 * lost claim to hand back first. Behind on a backlog, an offer still fills its slots:
+	 * where jobs wait READY the script claims them, oldest first, with the due ones.
 	 * @return per bucket, in the order given, this consumer's offer or {@code null}
 	 */
 	List<HandOffs.@Nullable Offer> offerSlots(int buckets) {
 		List<HandOffs.@Nullable Offer> offers = new ArrayList<>(buckets);
-		int slots = (mayClaimElsewhere() && !backlogKnown()) ? this.workers.takeFreeSlotsNow() : 0;
+		int slots = mayClaimElsewhere() ? this.workers.takeFreeSlotsNow() : 0;
 		for (int i = 0; i < buckets; i++) {
 			int share = slots / buckets + ((i < slots % buckets) ? 1 : 0);
 			offers.add((share > 0) ? offer(share) : null);
@@ -330,16 +329,6 @@ public final class TopicConsumer implements Subscription {
 	private boolean readyKnownIn(int bucket) {
 		long seen = this.readyKnown.get(bucket);
 		return seen != 0 && System.nanoTime() - seen < READY_KNOWN_NANOS;
-	}
-
-	/** Whether a recent claim left READY jobs in any bucket: this consumer is behind. */
-	private boolean backlogKnown() {
-		for (int bucket = 0; bucket < this.readyKnown.length(); bucket++) {
-			if (readyKnownIn(bucket)) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	private HandOffs.Offer offer(int slots) {

@@ -1,7 +1,10 @@
 package io.redeq.redis;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import io.lettuce.core.RedisClient;
 import org.junit.jupiter.api.AfterEach;
@@ -13,12 +16,14 @@ import io.redeq.Redeq;
 import io.redeq.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * migrate.lua's hand-off on a real redis-server: due jobs go straight IN_FLIGHT for an
  * offer, no more than its free slots; a second run under the same token (Lettuce sending
  * the script again after a reconnect) takes nothing more and answers with what the token
- * holds; and nothing overtakes a job already waiting READY.
+ * holds; and where jobs already wait READY, an offer claims them first (nothing overtakes
+ * them), then the due ones.
  */
 @RedisTest
 class HandOffScriptIntegrationTests {
@@ -78,16 +83,67 @@ class HandOffScriptIntegrationTests {
 	}
 
 	@Test
-	void nothingOvertakesAJobAlreadyReady() {
-		List<String> ids = idsInBucket(7, 2);
-		this.producer.client().schedule(Job.builder("mail").id(ids.get(0)).payload(1).build());
+	void anOfferBehindJobsWaitingReadyClaimsThemFirstAndThenTheDueOnes() {
+		List<String> ids = idsInBucket(7, 3);
+		Instant now = Instant.now();
+		schedule(ids.get(0), now.minusSeconds(3));
 		migrate(7); // no consumer idle: READY
-		this.producer.client().schedule(Job.builder("mail").id(ids.get(1)).payload(2).build());
+		schedule(ids.get(1), now.minusSeconds(2));
+		schedule(ids.get(2), now.minusSeconds(1));
 
-		MigrateResult result = migrate(7, new SlotOffer("mail", 4, 30_000, "inst:x:3", 3));
+		MigrateResult result = migrate(7, new SlotOffer("mail", 2, 30_000, "inst:x:3", 3));
 
-		assertThat(result.handedOver().get(0)).isEmpty();
-		assertThat(this.producer.admin().stats("mail").ready()).isEqualTo(2);
+		assertThat(result.handedOver().get(0)).extracting(ClaimedJob::id).containsExactly(ids.get(0), ids.get(1));
+		assertThat(result.handedOver().get(0)).allSatisfy((job) -> {
+			assertThat(job.attempt()).isEqualTo(1);
+			assertThat(job.token()).isEqualTo("inst:x:3");
+		});
+		assertThat(this.producer.client().find("mail", ids.get(2)).orElseThrow().state()).isEqualTo(JobState.READY);
+		assertThat(result.readyByTopic()).containsExactly(Map.entry("mail", 1));
+		assertThat(this.producer.admin().stats("mail").inFlight()).isEqualTo(2);
+		assertThat(this.producer.admin().stats("mail").ready()).isEqualTo(1);
+	}
+
+	@Test
+	void anOfferThatTakesEveryJobMadeReadyLeavesNoTopicToSignal() {
+		List<String> ids = idsInBucket(9, 2);
+		Instant now = Instant.now();
+		schedule(ids.get(0), now.minusSeconds(2));
+		migrate(9);
+		schedule(ids.get(1), now.minusSeconds(1));
+
+		MigrateResult result = migrate(9, new SlotOffer("mail", 4, 30_000, "inst:x:4", 3));
+
+		assertThat(result.handedOver().get(0)).extracting(ClaimedJob::id).containsExactly(ids.get(0), ids.get(1));
+		assertThat(result.readyByTopic()).isEmpty();
+		assertThat(this.producer.admin().stats("mail").ready()).isZero();
+		assertThat(this.producer.admin().stats("mail").inFlight()).isEqualTo(2);
+	}
+
+	@Test
+	void aJobWaitingReadyWithItsAttemptsUsedUpIsBuriedNotHandedOver() {
+		List<String> ids = idsInBucket(11, 2);
+		Instant now = Instant.now();
+		schedule(ids.get(0), now.minusSeconds(2));
+		MigrateResult first = migrate(11, new SlotOffer("mail", 1, 1, "inst:x:5", 1));
+		assertThat(first.handedOver().get(0)).extracting(ClaimedJob::id).containsExactly(ids.get(0));
+		// Its one-millisecond lease expires: the sweep puts it back READY with its one
+		// attempt used.
+		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(sweep(11).reclaimed()).isEqualTo(1));
+		schedule(ids.get(1), now.minusSeconds(1));
+
+		MigrateResult result = migrate(11, new SlotOffer("mail", 4, 30_000, "inst:x:6", 1));
+
+		assertThat(result.handedOver().get(0)).extracting(ClaimedJob::id).containsExactly(ids.get(1));
+		assertThat(this.producer.client().find("mail", ids.get(0)).orElseThrow().state()).isEqualTo(JobState.DEAD);
+	}
+
+	private void schedule(String id, Instant dueAt) {
+		this.producer.client().schedule(Job.builder("mail").id(id).payload(id).dueAt(dueAt).build());
+	}
+
+	private MigrateResult sweep(int bucket) {
+		return this.store.migrate(bucket, 100, true, "", 10_000, 0);
 	}
 
 	private MigrateResult migrate(int bucket, SlotOffer... offers) {

@@ -6,8 +6,9 @@
 -- Hand-off: idle consumers of the calling instance may take due jobs of their topics straight
 -- to IN_FLIGHT in this same script, as claim would have done right after (same lease, attempt
 -- record, claim token and request memory), which saves the signal, the consumer's wake-up and
--- its claim. Only for a topic with no READY job in this bucket, so no job overtakes one that was
--- waiting; what a consumer cannot take goes to READY as usual.
+-- its claim. Where the topic has READY jobs in this bucket (a consumer behind), the offer claims
+-- from the ready set once this call's due jobs are in it, lowest score first, exactly as claim
+-- would: no job overtakes one that was waiting. What a consumer cannot take goes to READY as usual.
 -- KEYS: the bucket keys with the ready and dead keys of the declared topics (see prelude), then
 --   the recurring hash, then the requests key (see lib/requests.lua)
 -- ARGV[1] topics, ARGV[2] batch size, ARGV[3] lock token ('' = do not touch the lock),
@@ -20,7 +21,7 @@
 --   held (or was not checked), jobs migrated (recurring occurrences included), leases reclaimed,
 --   n, then n jobKeys of recurring jobs whose cron plan needs more ticks, then m, then per offer
 --   (in ARGV order) the jobs handed to it: their number, then the 7 values of deliver
---   (lib/delivery.lua) each, then pairs topic, jobs made READY
+--   (lib/delivery.lua) each, then pairs topic, jobs made READY and still READY (none: no pair)
 local K_RECURRING = KEYS[#KEYS - 1]
 local K_REQUESTS = KEYS[#KEYS]
 local batch = tonumber(ARGV[2])
@@ -108,6 +109,8 @@ for k = 0, (tonumber(ARGV[8]) or 0) - 1 do
     end
   elseif redis.call('EXISTS', ready_key(offer.topic)) == 0 then
     offer_of[offer.topic] = offer
+  else
+    offer.from_ready = true
   end
 end
 
@@ -207,20 +210,47 @@ for _, job_key in ipairs(expired) do
   count(topic_of(job_key) .. ':i', -1)
 end
 
+for _, topic in ipairs(topics) do
+  zadd_all(ready_key(topic), ready[topic])
+end
+
+-- Offers of topics with jobs waiting READY claim from the ready set, which now holds this call's
+-- due jobs too (lib/claiming.lua; its pop is the one removal from that set). READY entries
+-- without a record are dropped with the removals below.
+local broken = {}
+local still_ready = {}
+for _, offer in ipairs(offers) do
+  if offer.from_ready then
+    offer.delivered = {}
+    local left, bad = claim_ready(offer.delivered, K_REQUESTS, offer.topic, offer.n, offer.lease, offer.token,
+      offer.max_attempts, keep, now)
+    still_ready[offer.topic] = left
+    for _, job_key in ipairs(bad) do broken[#broken + 1] = job_key end
+  end
+end
+
 local out = { now, next_due, next_lease, held, #due_keys + created, #expired, #refills }
 for _, job_key in ipairs(refills) do out[#out + 1] = job_key end
 out[#out + 1] = #offers
 for _, offer in ipairs(offers) do
-  out[#out + 1] = #offer.handed
-  for _, h in ipairs(offer.handed) do
-    deliver(out, h.job_key, h.attempts, h.due, h.rec)
+  if offer.delivered then
+    out[#out + 1] = #offer.delivered / 7
+    for _, value in ipairs(offer.delivered) do out[#out + 1] = value end
+  else
+    out[#out + 1] = #offer.handed
+    for _, h in ipairs(offer.handed) do
+      deliver(out, h.job_key, h.attempts, h.due, h.rec)
+    end
   end
 end
+-- The topics to signal: jobs this call made READY that no offer took at once.
 for _, topic in ipairs(topics) do
-  local list = ready[topic]
-  zadd_all(ready_key(topic), list)
-  out[#out + 1] = topic
-  out[#out + 1] = #list / 2
+  local made = #ready[topic] / 2
+  if still_ready[topic] then made = math.min(made, still_ready[topic]) end
+  if made > 0 then
+    out[#out + 1] = topic
+    out[#out + 1] = made
+  end
 end
 flush_counts()
 
@@ -230,9 +260,10 @@ flush_counts()
 if #due / 2 - #steps > 0 then
   redis.call('ZREMRANGEBYRANK', K_DUE, '0', #due / 2 - #steps - 1)
 end
-if #replaced > 0 then
+if #replaced > 0 or #broken > 0 then
   -- A DEAD occurrence replaced by a new one: out of the dead indexes, its old attempt and error
-  -- forgotten. The retention pass, which removes from the same keys, waits for the next sweep.
+  -- forgotten; what is left of a READY entry without a record, forgotten. The retention pass,
+  -- which removes from the same keys, waits for the next sweep.
   old = {}
   local by_topic = {}
   for _, job_key in ipairs(replaced) do
@@ -244,8 +275,11 @@ if #replaced > 0 then
     remove_all('ZREM', dead_key(topic), job_keys)
   end
   remove_all('ZREM', K_DIED, replaced)
-  remove_all('HDEL', K_ATTEMPT, replaced)
-  remove_all('HDEL', K_ERROR, replaced)
+  local forgotten = {}
+  for _, job_key in ipairs(replaced) do forgotten[#forgotten + 1] = job_key end
+  for _, job_key in ipairs(broken) do forgotten[#forgotten + 1] = job_key end
+  remove_all('HDEL', K_ATTEMPT, forgotten)
+  remove_all('HDEL', K_ERROR, forgotten)
 end
 if #expired > 0 then
   redis.call('ZREMRANGEBYRANK', K_LEASE, '0', #expired - 1)
