@@ -320,7 +320,8 @@ public class RedeqProperties {
 		 * Jobs one listener claims beyond its concurrency, each started as soon as a
 		 * handler is free: leased like running jobs, used only while handlers finish
 		 * within about 50 ms on average, handed back to READY at once on shutdown. 0
-		 * claims only into free handlers. Default: as many as the concurrency.
+		 * claims only into free handlers. It has no default value: unset, it is as many
+		 * as the listener's concurrency.
 		 */
 		private @Nullable Integer prefetch;
 
