@@ -91,10 +91,13 @@ class JournalH2IntegrationTests {
 				}));
 			// The commit happened, the send failed (redeq checks every payload of a batch
 			// before it sends any). The relay sends the job that fits and marks the other
-			// DEAD with the reason.
+			// DEAD with the reason; it marks a refused row as it meets it and the sent
+			// ones
+			// after the run, so the wait is for both.
 			Awaitility.await()
 				.atMost(JournalScenarios.TIMEOUT)
-				.until(() -> JournalScenarios.row(context, "refused", "big").get().state() == JournalState.DEAD);
+				.until(() -> JournalScenarios.row(context, "refused", "big").get().state() == JournalState.DEAD
+						&& JournalScenarios.row(context, "refused", "fine").get().state() == JournalState.SCHEDULED);
 			assertThat(client.find("refused", "fine")).isPresent();
 			assertThat(JournalScenarios.row(context, "refused", "big").get().lastError()).contains("1024");
 			assertThat(JournalScenarios.row(context, "refused", "fine").get().state())
