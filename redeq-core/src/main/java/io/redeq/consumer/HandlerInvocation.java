@@ -144,7 +144,7 @@ final class HandlerInvocation {
 	}
 
 	private static Duration took(RunningJob runningJob) {
-		return Duration.ofNanos(System.nanoTime() - runningJob.beganNanos());
+		return Duration.ofNanos(System.nanoTime() - runningJob.startedNanos);
 	}
 
 	private void settleSafely(Runnable outcome) {

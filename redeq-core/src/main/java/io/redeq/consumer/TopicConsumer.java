@@ -128,8 +128,7 @@ public final class TopicConsumer implements Subscription {
 		this.timers = context.timers();
 		this.onClosed = onClosed;
 		this.signals = new WorkSignals(this.store, this.options, settings.topic(), context.localSignals());
-		this.workers = new Workers(settings.topic(), settings.concurrency(),
-				this.options.prefetchFor(settings.concurrency()));
+		this.workers = new Workers(settings.topic(), settings.concurrency());
 		this.readyKnown = new AtomicLongArray(this.options.buckets());
 		this.acknowledgements = new Acknowledgements(this.store, settings.topic(), this.timers, this.workers::execute,
 				new NextJobsAfterCompletion());
@@ -393,10 +392,6 @@ public final class TopicConsumer implements Subscription {
 		}
 		long deadline = System.nanoTime() + this.options.shutdownTimeout().toNanos();
 		stopFetching();
-		// Claimed but not begun (prefetched): back to READY now, not after the running
-		// handlers finish.
-		List<ClaimedJob> waiting = this.workers.takeBackWaiting();
-		List<ClaimedJob> waitingNotHandedBack = handBackWaiting(waiting);
 		this.workers.awaitIdle(deadline);
 		Workers.Unfinished unfinished = this.workers.stop(INTERRUPTED_HANDLER_GRACE);
 		List<ClaimedJob> notHandedBack = handBack(unfinished);
@@ -412,10 +407,8 @@ public final class TopicConsumer implements Subscription {
 							+ "they stay IN_FLIGHT and run again when their leases expire",
 					this.settings.topic(), uncompleted.size(), JobOutcomes.ids(uncompleted));
 		}
-		int handedBack = waiting.size() - waitingNotHandedBack.size() + unfinished.neverStarted().size()
-				+ unfinished.interrupted().size() - notHandedBack.size();
-		int leftInFlight = unfinished.stillRunning().size() + waitingNotHandedBack.size() + notHandedBack.size()
-				+ uncompleted.size();
+		int handedBack = unfinished.neverStarted().size() + unfinished.interrupted().size() - notHandedBack.size();
+		int leftInFlight = unfinished.stillRunning().size() + notHandedBack.size() + uncompleted.size();
 		if (handedBack > 0 || leftInFlight > 0) {
 			logger.info("Consumer of topic '{}' stopped; {} unfinished jobs handed back to READY, {} left IN_FLIGHT "
 					+ "until their leases expire", this.settings.topic(), handedBack, leftInFlight);
@@ -444,19 +437,6 @@ public final class TopicConsumer implements Subscription {
 			logger.warn("Could not hand job {} back to READY ({}); it runs again when its lease expires",
 					JobOutcomes.describe(job), failure.getMessage());
 		}
-	}
-
-	/** Returns the jobs Redis did not take back. */
-	private List<ClaimedJob> handBackWaiting(List<ClaimedJob> waiting) {
-		List<ClaimedJob> notHandedBack = new ArrayList<>();
-		RuntimeException failure = giveBack(waiting, true, notHandedBack);
-		if (failure != null) {
-			logger.warn(
-					"Could not hand {} prefetched jobs of topic '{}' back to READY ({}): {}; they run again when "
-							+ "their leases expire",
-					notHandedBack.size(), this.settings.topic(), JobOutcomes.ids(notHandedBack), failure.getMessage());
-		}
-		return notHandedBack;
 	}
 
 	/** Returns the jobs Redis did not take back. */
