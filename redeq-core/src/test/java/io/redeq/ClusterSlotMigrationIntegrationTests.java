@@ -149,6 +149,9 @@ class ClusterSlotMigrationIntegrationTests {
 			.pollInterval(Duration.ofSeconds(1))
 			.shutdownTimeout(Duration.ofMillis(500))
 			.commandTimeout(Duration.ofSeconds(5))
+			// Jobs must wait READY behind busy handlers while the slot moves, not
+			// prefetched.
+			.prefetch(0)
 			.build()) {
 			RedeqClient jobs = redeq.client();
 			RedeqAdmin admin = redeq.admin();

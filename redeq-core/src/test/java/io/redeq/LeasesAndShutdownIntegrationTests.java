@@ -156,6 +156,47 @@ class LeasesAndShutdownIntegrationTests {
 	}
 
 	@Test
+	void closingHandsBackPrefetchedJobsAtOnceWhileTheRunningHandlerFinishes() {
+		Map<String, Integer> ran = new ConcurrentHashMap<>();
+		CountDownLatch slowGate = new CountDownLatch(1);
+		Redeq redeq = Redeq.builder(this.lettuce).prefetch(2).shutdownTimeout(Duration.ofSeconds(10)).build();
+		redeq.subscribe("pre", String.class, (kind, delivery) -> {
+			ran.merge(delivery.id(), 1, Integer::sum);
+			if (kind.equals("slow")) {
+				slowGate.await();
+			}
+		}, SubscriptionOptions.builder().concurrency(1).timeout(Duration.ofMinutes(5)).build());
+		// Quick handlers open the prefetch slots (their average, which a cold first run
+		// may put far above 50 ms, is down again after a dozen).
+		for (int i = 0; i < 12; i++) {
+			redeq.client().schedule(Job.builder("pre").id("q" + i).payload("quick").build());
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> redeq.admin().stats("pre").pending() == 0);
+		redeq.client().schedule(Job.builder("pre").id("slow").payload("slow").build());
+		await().atMost(Duration.ofSeconds(10)).until(() -> ran.containsKey("slow"));
+		redeq.client().schedule(Job.builder("pre").id("p0").payload("quick").build());
+		redeq.client().schedule(Job.builder("pre").id("p1").payload("quick").build());
+		// Claimed into the prefetch slots, leased, waiting for the busy handler.
+		await().atMost(Duration.ofSeconds(10)).until(() -> redeq.admin().stats("pre").inFlight() == 3);
+
+		Thread closer = new Thread(redeq::close);
+		closer.start();
+		try (Redeq observer = Redeq.builder(this.lettuce).migratorEnabled(false).build()) {
+			await().atMost(Duration.ofSeconds(5))
+				.untilAsserted(() -> assertThat(observer.admin().stats("pre").ready()).isEqualTo(2));
+			assertThat(closer.isAlive()).as("close still waits for the running handler").isTrue();
+			JobInfo handedBack = observer.client().find("pre", "p0").orElseThrow();
+			assertThat(handedBack.state()).isEqualTo(JobState.READY);
+			assertThat(handedBack.attempts()).as("a prefetched job that never ran gets its attempt back").isZero();
+			slowGate.countDown();
+			await().atMost(Duration.ofSeconds(10)).until(() -> !closer.isAlive());
+			assertThat(observer.client().find("pre", "slow")).as("the running handler finished and completed")
+				.isEmpty();
+		}
+		assertThat(ran).doesNotContainKeys("p0", "p1");
+	}
+
+	@Test
 	void closingNeverHandsBackAJobWhoseHandlerStillRuns() throws Exception {
 		CountDownLatch startedInA = new CountDownLatch(1);
 		CountDownLatch letAFinish = new CountDownLatch(1);

@@ -78,6 +78,27 @@ class PriorityIntegrationTests {
 		assertThat(this.order).containsExactly("p9-1", "p9-4", "p9-7", "p5-2", "p5-5", "p5-8", "p0-0", "p0-3", "p0-6");
 	}
 
+	/**
+	 * A backlog drained one at a time with the prefetch on: the fetcher's claim, the
+	 * claim a completion makes in its script and the migrator's hand-off all take jobs of
+	 * the bucket, and whichever reply is handled first must not start its jobs first.
+	 */
+	@Test
+	void aBacklogDrainedOneAtATimeStartsInExactlyTheOrderItWasScheduled() {
+		Instant base = Instant.now().minusSeconds(5);
+		List<String> ids = idsInOneBucket("backlog", 300);
+		List<Job> jobs = new ArrayList<>();
+		for (int i = 0; i < ids.size(); i++) {
+			jobs.add(Job.builder("backlog").id(ids.get(i)).payload(ids.get(i)).dueAt(base.plusMillis(i)).build());
+		}
+		this.redeq.client().scheduleAll(jobs);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.redeq.admin().stats("backlog").ready() == ids.size());
+
+		consumeOneAtATime("backlog", ids.size());
+
+		assertThat(this.order).containsExactlyElementsOf(ids);
+	}
+
 	@Test
 	void aFloodOfPriorityNineHoldsALowPriorityJobBackByNineMinutesAtMost() {
 		Instant now = Instant.now();

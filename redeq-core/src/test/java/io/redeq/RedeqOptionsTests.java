@@ -28,6 +28,8 @@ class RedeqOptionsTests {
 		assertThat(options.sweepInterval()).isEqualTo(Duration.ofSeconds(1));
 		assertThat(options.lockTtl()).isEqualTo(Duration.ofSeconds(10));
 		assertThat(options.concurrency()).isEqualTo(1);
+		assertThat(options.prefetchFor(4)).as("the prefetch follows the concurrency unless set").isEqualTo(4);
+		assertThat(options.mutate().prefetch(0).build().prefetchFor(4)).isZero();
 		assertThat(options.timeout()).isEqualTo(Duration.ofMinutes(5));
 		assertThat(options.maxAttempts()).isEqualTo(3);
 		assertThat(options.backoff()).isEqualTo(new Backoff(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(10), 0.2));
@@ -113,6 +115,8 @@ class RedeqOptionsTests {
 			.withMessage("redeq.migrator.lock-ttl must be at least 300ms, but was PT0.1S");
 		assertThatIllegalArgumentException().isThrownBy(() -> builder.concurrency(0))
 			.withMessage("redeq.consumer.concurrency must be at least 1, but was 0");
+		assertThatIllegalArgumentException().isThrownBy(() -> builder.prefetch(-1))
+			.withMessage("redeq.consumer.prefetch must be between 0 and 10000, but was -1");
 		assertThatIllegalArgumentException().isThrownBy(() -> builder.timeout(Duration.ZERO))
 			.withMessage("redeq.consumer.timeout must be a positive duration, but was PT0S");
 		assertThatIllegalArgumentException().isThrownBy(() -> builder.maxAttempts(0))

@@ -301,7 +301,7 @@ final class Acknowledgements {
 			this.nextJobs.claimed(call.bucket(), claimed.remaining());
 		}
 		else {
-			call.claim().fail(call.bucket(), failure);
+			call.claim().fail(failure);
 		}
 	}
 

@@ -41,17 +41,17 @@ public final class HandOffs {
 	 * the {@code buckets} about to be migrated; the caller must settle each offer it gets
 	 * ({@link Offer#accept}, or {@link Offer#fail}), which gives back the slots no job
 	 * took.
-	 * @param buckets how many buckets the slots are spread over
+	 * @param buckets the buckets about to be migrated, the slots spread over them
 	 * @return per bucket, the offers for its script (empty when every consumer is busy)
 	 */
-	public List<List<Offer>> collect(int buckets) {
-		List<List<Offer>> byBucket = new ArrayList<>(buckets);
-		for (int i = 0; i < buckets; i++) {
+	public List<List<Offer>> collect(int[] buckets) {
+		List<List<Offer>> byBucket = new ArrayList<>(buckets.length);
+		for (int i = 0; i < buckets.length; i++) {
 			byBucket.add(new ArrayList<>());
 		}
 		for (TopicConsumer consumer : this.consumers) {
 			List<@Nullable Offer> offers = consumer.offerSlots(buckets);
-			for (int i = 0; i < buckets; i++) {
+			for (int i = 0; i < buckets.length; i++) {
 				Offer offer = offers.get(i);
 				if (offer != null) {
 					byBucket.get(i).add(offer);
@@ -66,12 +66,15 @@ public final class HandOffs {
 
 		private final TopicConsumer consumer;
 
+		private final int bucket;
+
 		private final SlotOffer request;
 
 		private final AtomicBoolean settled = new AtomicBoolean();
 
-		Offer(TopicConsumer consumer, SlotOffer request) {
+		Offer(TopicConsumer consumer, int bucket, SlotOffer request) {
 			this.consumer = consumer;
+			this.bucket = bucket;
 			this.request = request;
 		}
 
@@ -88,7 +91,7 @@ public final class HandOffs {
 		 */
 		public void accept(List<ClaimedJob> jobs, long redisNow) {
 			if (this.settled.compareAndSet(false, true)) {
-				this.consumer.handedOver(this.request, jobs, redisNow);
+				this.consumer.handedOver(this.request, this.bucket, jobs, redisNow);
 			}
 		}
 
@@ -97,12 +100,11 @@ public final class HandOffs {
 		 * consumer hands back whatever it may have taken under the offer's token, as for
 		 * a claim whose reply was lost, and gets its slots back. Does nothing once
 		 * settled.
-		 * @param bucket the bucket of the script that got the offer
 		 * @param failure why
 		 */
-		public void fail(int bucket, @Nullable RuntimeException failure) {
+		public void fail(@Nullable RuntimeException failure) {
 			if (this.settled.compareAndSet(false, true)) {
-				this.consumer.handOffFailed(this.request, bucket, failure);
+				this.consumer.handOffFailed(this.request, this.bucket, failure);
 			}
 		}
 

@@ -144,7 +144,7 @@ final class HandlerInvocation {
 	}
 
 	private static Duration took(RunningJob runningJob) {
-		return Duration.ofNanos(System.nanoTime() - runningJob.startedNanos);
+		return Duration.ofNanos(System.nanoTime() - runningJob.beganNanos());
 	}
 
 	private void settleSafely(Runnable outcome) {

@@ -105,8 +105,14 @@ final class LeaseKeeper {
 		RunningJob runningJob = claim.runningJob();
 		if (runningJob != null && stillRunning(runningJob)) {
 			if (runningJob.markLeaseLost()) {
-				logger.warn("Lease of job {} was lost while its handler runs; it may run again elsewhere",
-						JobOutcomes.describe(claim.job()));
+				if (runningJob.hasBegun()) {
+					logger.warn("Lease of job {} was lost while its handler runs; it may run again elsewhere",
+							JobOutcomes.describe(claim.job()));
+				}
+				else {
+					logger.warn("Lease of prefetched job {} was lost before its handler began; it will not run here",
+							JobOutcomes.describe(claim.job()));
+				}
 			}
 			return;
 		}

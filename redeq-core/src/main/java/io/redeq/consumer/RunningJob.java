@@ -2,6 +2,7 @@ package io.redeq.consumer;
 
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.jspecify.annotations.Nullable;
 
@@ -22,17 +23,19 @@ final class RunningJob {
 
 	final ClaimedJob job;
 
-	final long startedNanos = System.nanoTime();
-
 	volatile @Nullable ScheduledFuture<?> timeout;
 
 	private @Nullable Thread thread;
 
 	private boolean begun;
 
+	private long beganNanos;
+
 	private boolean settled;
 
 	private boolean leaseLost;
+
+	private final AtomicBoolean turn = new AtomicBoolean();
 
 	RunningJob(ClaimedJob job) {
 		this.job = job;
@@ -47,8 +50,24 @@ final class RunningJob {
 			return false;
 		}
 		this.begun = true;
+		this.beganNanos = System.nanoTime();
 		this.thread = worker;
 		return true;
+	}
+
+	/** When a worker began it ({@link System#nanoTime()}); only once it has begun. */
+	synchronized long beganNanos() {
+		return this.beganNanos;
+	}
+
+	/** The job's worker got one of the subscription's turns to run a handler. */
+	void holdTurn() {
+		this.turn.set(true);
+	}
+
+	/** Whether it held a turn, which is given back now; true for one caller only. */
+	boolean releaseTurn() {
+		return this.turn.compareAndSet(true, false);
 	}
 
 	/** The worker's thread is done with the job (the handler returned or threw). */

@@ -100,6 +100,9 @@ public final class TopicConsumer implements Subscription {
 
 	private final HandOffs handOffs;
 
+	/** One claim of this subscription in flight per bucket: jobs start in claim order. */
+	private final ClaimGates claimGates;
+
 	/**
 	 * How long a claim's word that READY jobs are left in a bucket is trusted: another
 	 * instance may have taken them since.
@@ -128,8 +131,10 @@ public final class TopicConsumer implements Subscription {
 		this.timers = context.timers();
 		this.onClosed = onClosed;
 		this.signals = new WorkSignals(this.store, this.options, settings.topic(), context.localSignals());
-		this.workers = new Workers(settings.topic(), settings.concurrency());
+		this.workers = new Workers(settings.topic(), settings.concurrency(),
+				this.options.prefetchFor(settings.concurrency()));
 		this.readyKnown = new AtomicLongArray(this.options.buckets());
+		this.claimGates = new ClaimGates(this.options.buckets());
 		this.acknowledgements = new Acknowledgements(this.store, settings.topic(), this.timers, this.workers::execute,
 				new NextJobsAfterCompletion());
 		JobOutcomes outcomes = new JobOutcomes(this.store, settings, context.listeners(), this.events,
@@ -235,48 +240,83 @@ public final class TopicConsumer implements Subscription {
 	 * each claim and claims no more than granted.
 	 * @return 0, or how long to wait when the rate limit stopped the round
 	 */
-	private long fetchInto(FreeSlots free) {
+	private long fetchInto(FreeSlots free) throws InterruptedException {
 		Integer bucket;
 		if (!this.lostClaims.isEmpty()) {
 			this.lostClaims.handBack().forEach(this.signals::moreHere);
 		}
 		while (free.left() > 0 && this.fetching && !this.pauses.isPaused(this.settings.topic())
 				&& (bucket = this.signals.nextBucket()) != null) {
-			String token = this.tokenPrefix + this.tokens.incrementAndGet();
-			int wanted = free.left();
-			StartLimiter.Grant grant = null;
-			if (this.limiter != null) {
-				grant = this.limiter.acquire(wanted, token);
-				if (grant.permits() == 0) {
-					this.signals.moreHere(bucket);
-					return grant.retryAfterMillis();
-				}
-				wanted = grant.permits();
-			}
-			ClaimResult result;
+			boolean gated = enterGate(bucket);
 			try {
-				result = this.store.scripts()
-					.await(this.store.claim(bucket, this.settings.topic(), wanted, this.settings.lease().toMillis(),
-							token, this.settings.maxAttempts()), "claim jobs of topic " + this.settings.topic());
-			}
-			catch (RedeqException ex) {
-				// The permits stay used: the claim may have taken jobs before its reply
-				// was lost, and the limit must hold for those.
-				this.lostClaims.failed(bucket, token, ex);
-				throw ex;
-			}
-			if (grant != null) {
-				this.limiter.release(grant, result.jobs().size());
-			}
-			noteReady(bucket, result.remaining());
-			for (ClaimedJob job : result.jobs()) {
-				if (start(job, result.now())) {
-					free.handOverOne();
+				long limitedForMillis = claimInto(free, bucket);
+				if (limitedForMillis > 0) {
+					return limitedForMillis;
 				}
 			}
-			if (result.remaining() > 0) {
-				this.signals.moreIn(bucket, free.left() == 0);
+			finally {
+				if (gated) {
+					this.claimGates.leave(bucket);
+				}
 			}
+		}
+		return 0;
+	}
+
+	/**
+	 * Waits for the bucket's claim gate: a completion's or a hand-off's claim in flight
+	 * there is answered or fails within a command timeout. Should it not be (a bug), the
+	 * fetcher claims anyway: the order of two jobs matters less than a stalled consumer.
+	 */
+	private boolean enterGate(int bucket) throws InterruptedException {
+		Duration wait = this.options.commandTimeout().plusSeconds(1);
+		if (this.claimGates.enter(bucket, wait)) {
+			return true;
+		}
+		logger.warn("Consumer of topic '{}' waited {} for another claim on bucket {} to settle; claiming anyway",
+				this.settings.topic(), wait, bucket);
+		return false;
+	}
+
+	/**
+	 * One claim of the fetch round on one bucket, its jobs started.
+	 * @return 0, or how long to wait when the rate limit stopped the round
+	 */
+	private long claimInto(FreeSlots free, int bucket) {
+		String token = this.tokenPrefix + this.tokens.incrementAndGet();
+		int wanted = free.left();
+		StartLimiter.Grant grant = null;
+		if (this.limiter != null) {
+			grant = this.limiter.acquire(wanted, token);
+			if (grant.permits() == 0) {
+				this.signals.moreHere(bucket);
+				return grant.retryAfterMillis();
+			}
+			wanted = grant.permits();
+		}
+		ClaimResult result;
+		try {
+			result = this.store.scripts()
+				.await(this.store.claim(bucket, this.settings.topic(), wanted, this.settings.lease().toMillis(), token,
+						this.settings.maxAttempts()), "claim jobs of topic " + this.settings.topic());
+		}
+		catch (RedeqException ex) {
+			// The permits stay used: the claim may have taken jobs before its reply
+			// was lost, and the limit must hold for those.
+			this.lostClaims.failed(bucket, token, ex);
+			throw ex;
+		}
+		if (grant != null) {
+			this.limiter.release(grant, result.jobs().size());
+		}
+		noteReady(bucket, result.remaining());
+		for (ClaimedJob job : result.jobs()) {
+			if (start(job, result.now())) {
+				free.handOverOne();
+			}
+		}
+		if (result.remaining() > 0) {
+			this.signals.moreIn(bucket, free.left() == 0);
 		}
 		return 0;
 	}
@@ -298,16 +338,34 @@ public final class TopicConsumer implements Subscription {
 	 * split as evenly as they go over the {@code buckets} it is about to migrate (at
 	 * least one slot per offer, so fewer offers than buckets when slots are few); nothing
 	 * while closing, paused, rate-limited (the limiter grants starts per claim) or with a
-	 * lost claim to hand back first. Behind on a backlog, an offer still fills its slots:
-	 * where jobs wait READY the script claims them, oldest first, with the due ones.
+	 * lost claim to hand back first, and nothing on a bucket where another claim of this
+	 * subscription is in flight ({@link ClaimGates}). Behind on a backlog, an offer still
+	 * fills its slots: where jobs wait READY the script claims them, oldest first, with
+	 * the due ones.
 	 * @return per bucket, in the order given, this consumer's offer or {@code null}
 	 */
-	List<HandOffs.@Nullable Offer> offerSlots(int buckets) {
-		List<HandOffs.@Nullable Offer> offers = new ArrayList<>(buckets);
-		int slots = mayClaimElsewhere() ? this.workers.takeFreeSlotsNow() : 0;
-		for (int i = 0; i < buckets; i++) {
-			int share = slots / buckets + ((i < slots % buckets) ? 1 : 0);
-			offers.add((share > 0) ? offer(share) : null);
+	List<HandOffs.@Nullable Offer> offerSlots(int[] buckets) {
+		List<HandOffs.@Nullable Offer> offers = new ArrayList<>(buckets.length);
+		boolean[] gated = new boolean[buckets.length];
+		int open = 0;
+		if (mayClaimElsewhere()) {
+			for (int i = 0; i < buckets.length; i++) {
+				gated[i] = this.claimGates.tryEnter(buckets[i]);
+				open += (gated[i]) ? 1 : 0;
+			}
+		}
+		int slots = (open > 0) ? this.workers.takeFreeSlotsNow() : 0;
+		int nth = 0;
+		for (int i = 0; i < buckets.length; i++) {
+			int share = 0;
+			if (gated[i]) {
+				share = slots / open + ((nth < slots % open) ? 1 : 0);
+				nth++;
+				if (share == 0) {
+					this.claimGates.leave(buckets[i]);
+				}
+			}
+			offers.add((share > 0) ? offer(buckets[i], share) : null);
 		}
 		return offers;
 	}
@@ -331,9 +389,11 @@ public final class TopicConsumer implements Subscription {
 		return seen != 0 && System.nanoTime() - seen < READY_KNOWN_NANOS;
 	}
 
-	private HandOffs.Offer offer(int slots) {
-		return new HandOffs.Offer(this, new SlotOffer(this.settings.topic(), slots, this.settings.lease().toMillis(),
-				this.tokenPrefix + this.tokens.incrementAndGet(), this.settings.maxAttempts()));
+	/** An offer of slots on a bucket whose claim gate the caller holds. */
+	private HandOffs.Offer offer(int bucket, int slots) {
+		return new HandOffs.Offer(this, bucket,
+				new SlotOffer(this.settings.topic(), slots, this.settings.lease().toMillis(),
+						this.tokenPrefix + this.tokens.incrementAndGet(), this.settings.maxAttempts()));
 	}
 
 	/**
@@ -341,7 +401,7 @@ public final class TopicConsumer implements Subscription {
 	 * thread; the offer's slots they do not take come back. A job that arrives while
 	 * closing goes back to READY as a claimed job would.
 	 */
-	void handedOver(SlotOffer offer, List<ClaimedJob> jobs, long redisNow) {
+	void handedOver(SlotOffer offer, int bucket, List<ClaimedJob> jobs, long redisNow) {
 		List<ClaimedJob> refused = new ArrayList<>();
 		int started = 0;
 		synchronized (this.starting) {
@@ -355,6 +415,7 @@ public final class TopicConsumer implements Subscription {
 				}
 			}
 		}
+		this.claimGates.leave(bucket);
 		this.workers.giveBackSlots(offer.slots() - started);
 		refused.forEach(this::giveBackUnstarted);
 	}
@@ -365,8 +426,9 @@ public final class TopicConsumer implements Subscription {
 	 * claim (as for its own lost claims).
 	 */
 	void handOffFailed(SlotOffer offer, int bucket, @Nullable RuntimeException failure) {
-		this.workers.giveBackSlots(offer.slots());
 		this.lostClaims.unanswered(bucket, offer.token());
+		this.claimGates.leave(bucket);
+		this.workers.giveBackSlots(offer.slots());
 		this.signals.moreHere(bucket);
 		logger.debug("Hand-off to the consumer of topic '{}' on bucket {} got no reply: {}", this.settings.topic(),
 				bucket, String.valueOf(failure));
@@ -392,6 +454,10 @@ public final class TopicConsumer implements Subscription {
 		}
 		long deadline = System.nanoTime() + this.options.shutdownTimeout().toNanos();
 		stopFetching();
+		// Claimed but not begun (prefetched): back to READY now, not after the running
+		// handlers finish.
+		List<ClaimedJob> waiting = this.workers.takeBackWaiting();
+		List<ClaimedJob> waitingNotHandedBack = handBackWaiting(waiting);
 		this.workers.awaitIdle(deadline);
 		Workers.Unfinished unfinished = this.workers.stop(INTERRUPTED_HANDLER_GRACE);
 		List<ClaimedJob> notHandedBack = handBack(unfinished);
@@ -407,8 +473,10 @@ public final class TopicConsumer implements Subscription {
 							+ "they stay IN_FLIGHT and run again when their leases expire",
 					this.settings.topic(), uncompleted.size(), JobOutcomes.ids(uncompleted));
 		}
-		int handedBack = unfinished.neverStarted().size() + unfinished.interrupted().size() - notHandedBack.size();
-		int leftInFlight = unfinished.stillRunning().size() + notHandedBack.size() + uncompleted.size();
+		int handedBack = waiting.size() - waitingNotHandedBack.size() + unfinished.neverStarted().size()
+				+ unfinished.interrupted().size() - notHandedBack.size();
+		int leftInFlight = unfinished.stillRunning().size() + waitingNotHandedBack.size() + notHandedBack.size()
+				+ uncompleted.size();
 		if (handedBack > 0 || leftInFlight > 0) {
 			logger.info("Consumer of topic '{}' stopped; {} unfinished jobs handed back to READY, {} left IN_FLIGHT "
 					+ "until their leases expire", this.settings.topic(), handedBack, leftInFlight);
@@ -437,6 +505,19 @@ public final class TopicConsumer implements Subscription {
 			logger.warn("Could not hand job {} back to READY ({}); it runs again when its lease expires",
 					JobOutcomes.describe(job), failure.getMessage());
 		}
+	}
+
+	/** Returns the jobs Redis did not take back. */
+	private List<ClaimedJob> handBackWaiting(List<ClaimedJob> waiting) {
+		List<ClaimedJob> notHandedBack = new ArrayList<>();
+		RuntimeException failure = giveBack(waiting, true, notHandedBack);
+		if (failure != null) {
+			logger.warn(
+					"Could not hand {} prefetched jobs of topic '{}' back to READY ({}): {}; they run again when "
+							+ "their leases expire",
+					notHandedBack.size(), this.settings.topic(), JobOutcomes.ids(notHandedBack), failure.getMessage());
+		}
+		return notHandedBack;
 	}
 
 	/** Returns the jobs Redis did not take back. */
@@ -504,11 +585,15 @@ public final class TopicConsumer implements Subscription {
 
 		@Override
 		public HandOffs.@Nullable Offer offerFor(int bucket) {
-			if (!readyKnownIn(bucket) || !mayClaimElsewhere()) {
+			if (!readyKnownIn(bucket) || !mayClaimElsewhere() || !TopicConsumer.this.claimGates.tryEnter(bucket)) {
 				return null;
 			}
 			int slots = TopicConsumer.this.workers.takeFreeSlotsNow();
-			return (slots > 0) ? offer(slots) : null;
+			if (slots == 0) {
+				TopicConsumer.this.claimGates.leave(bucket);
+				return null;
+			}
+			return offer(bucket, slots);
 		}
 
 		@Override

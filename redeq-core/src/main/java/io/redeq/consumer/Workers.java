@@ -1,9 +1,11 @@
 package io.redeq.consumer;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Deque;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,19 +19,56 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
+import io.redeq.internal.Validate;
 import io.redeq.redis.ClaimedJob;
 
 /**
  * A subscription's worker threads and slots: which claimed jobs run, how many may, and
- * how they stop. A slot is taken when a job starts and given back when its handler ends
- * or times out; {@link #stop(Duration)} sorts what is left on close by whether a thread
- * still runs it.
+ * how they stop. A slot is taken when a job is claimed and given back when its handler
+ * ends or times out; {@link #stop(Duration)} sorts what is left on close by whether a
+ * thread still runs it.
+ *
+ * <p>
+ * Slots number the concurrency plus the prefetch: a job claimed into a prefetch slot is
+ * leased like any other and waits for one of the concurrency's turns to run. The prefetch
+ * slots are only open while handlers are quick (their recent average under
+ * {@link #QUICK_HANDLER}), so a prefetched job waits about that long at most, and a slow
+ * listener never holds jobs another instance could run. Close takes waiting jobs back at
+ * once ({@link #takeBackWaiting()}).
  */
 final class Workers {
 
+	/**
+	 * Handlers whose recent runs average below this open the prefetch slots.
+	 */
+	static final Duration QUICK_HANDLER = Duration.ofMillis(50);
+
+	private static final long QUICK_HANDLER_NANOS = QUICK_HANDLER.toNanos();
+
 	private final int concurrency;
 
+	/** Claimed jobs held at once: running, and waiting for a turn (the prefetch). */
 	private final Semaphore slots;
+
+	/**
+	 * Turns not taken: a job runs only in one of the concurrency's turns. Guarded by
+	 * {@code this}, with {@link #waiting}.
+	 */
+	private int freeTurns;
+
+	/** Prefetched jobs waiting for a turn, in the order they were claimed. */
+	private final Deque<Turn> waiting = new ArrayDeque<>();
+
+	private final int prefetch;
+
+	/**
+	 * Prefetch slots held back while handlers are not known to be quick; guarded by
+	 * {@code this}.
+	 */
+	private int heldBack;
+
+	/** Recent average handler time, -1 before the first; guarded by {@code this}. */
+	private long averageNanos = -1;
 
 	private final ExecutorService threads;
 
@@ -39,9 +78,12 @@ final class Workers {
 
 	private final Condition idle = this.idleLock.newCondition();
 
-	Workers(String topic, int concurrency) {
+	Workers(String topic, int concurrency, int prefetch) {
 		this.concurrency = concurrency;
+		this.prefetch = Validate.atLeast("prefetch", prefetch, 0);
 		this.slots = new Semaphore(concurrency);
+		this.freeTurns = concurrency;
+		this.heldBack = this.prefetch;
 		AtomicInteger workerNumber = new AtomicInteger();
 		this.threads = Executors.newCachedThreadPool((task) -> {
 			Thread thread = new Thread(task, "redeq-" + topic + "-" + workerNumber.incrementAndGet());
@@ -73,19 +115,100 @@ final class Workers {
 	}
 
 	/**
+	 * Takes back every job no worker began (waiting for a turn, or not yet on a thread),
+	 * for close to give back to READY at once; a worker that reaches one later finds it
+	 * settled and leaves it.
+	 */
+	List<ClaimedJob> takeBackWaiting() {
+		List<Turn> queued;
+		synchronized (this) {
+			queued = new ArrayList<>(this.waiting);
+			this.waiting.clear();
+		}
+		List<ClaimedJob> waiting = new ArrayList<>();
+		for (Turn turn : queued) {
+			takeBack(turn.runningJob, waiting);
+		}
+		for (RunningJob runningJob : this.running) {
+			takeBack(runningJob, waiting); // on a thread, not begun yet
+		}
+		return waiting;
+	}
+
+	private void takeBack(RunningJob runningJob, List<ClaimedJob> takenBack) {
+		if (!runningJob.hasBegun() && runningJob.settle()) {
+			takenBack.add(runningJob.job);
+			finished(runningJob);
+		}
+	}
+
+	/**
 	 * Runs {@code work} for a claimed job on a worker thread; false if the workers are
 	 * shut down.
 	 */
 	boolean start(ClaimedJob job, Consumer<RunningJob> work) {
-		RunningJob runningJob = new RunningJob(job);
-		this.running.add(runningJob);
+		if (this.threads.isShutdown()) {
+			return false;
+		}
+		Turn turn = new Turn(new RunningJob(job), work);
+		this.running.add(turn.runningJob);
+		synchronized (this) {
+			if (this.freeTurns == 0) {
+				this.waiting.add(turn); // prefetched: runs when a turn comes back
+				return true;
+			}
+			this.freeTurns--;
+		}
+		if (!run(turn)) {
+			this.running.remove(turn.runningJob);
+			turnBack();
+			return false;
+		}
+		return true;
+	}
+
+	/**
+	 * Runs a job in the turn it was given, on a worker thread; false if the workers are
+	 * shut down. The turn is the job's until {@link #finished(RunningJob)} (a handler
+	 * past its timeout gives its turn back while its thread may still run).
+	 */
+	private boolean run(Turn turn) {
+		turn.runningJob.holdTurn();
 		try {
-			this.threads.execute(() -> work.accept(runningJob));
+			this.threads.execute(() -> turn.work.accept(turn.runningJob));
 			return true;
 		}
 		catch (RejectedExecutionException ex) {
-			this.running.remove(runningJob);
+			turn.runningJob.releaseTurn();
 			return false;
+		}
+	}
+
+	/**
+	 * A turn came back: the first waiting job still held takes it. One whose lease was
+	 * lost while it waited is dropped (the claim is gone, another instance may run it).
+	 */
+	private void turnBack() {
+		while (true) {
+			Turn next;
+			synchronized (this) {
+				next = this.waiting.poll();
+				if (next == null) {
+					this.freeTurns++;
+					return;
+				}
+			}
+			if (!this.running.contains(next.runningJob)) {
+				continue; // taken back by close
+			}
+			if (next.runningJob.leaseLost() && next.runningJob.settle()) {
+				finished(next.runningJob);
+				continue;
+			}
+			if (run(next)) {
+				return;
+			}
+			this.running.remove(next.runningJob); // shut down: close deals with it
 		}
 	}
 
@@ -104,13 +227,39 @@ final class Workers {
 			timeout.cancel(false);
 		}
 		if (this.running.remove(runningJob)) {
+			if (runningJob.releaseTurn()) {
+				turnBack();
+			}
 			this.slots.release();
+			if (runningJob.hasBegun()) {
+				adjustPrefetch(System.nanoTime() - runningJob.beganNanos());
+			}
 			this.idleLock.lock();
 			try {
 				this.idle.signalAll();
 			}
 			finally {
 				this.idleLock.unlock();
+			}
+		}
+	}
+
+	/**
+	 * Opens the prefetch slots while handlers are quick and closes them (as they come
+	 * back) while they are not.
+	 */
+	private synchronized void adjustPrefetch(long tookNanos) {
+		this.averageNanos = (this.averageNanos < 0) ? tookNanos
+				: this.averageNanos + (tookNanos - this.averageNanos) / 4;
+		if (this.averageNanos < QUICK_HANDLER_NANOS) {
+			if (this.heldBack > 0) {
+				this.slots.release(this.heldBack);
+				this.heldBack = 0;
+			}
+		}
+		else {
+			while (this.heldBack < this.prefetch && this.slots.tryAcquire()) {
+				this.heldBack++;
 			}
 		}
 	}
@@ -183,6 +332,10 @@ final class Workers {
 	/** Interrupts whatever still runs and refuses new work. */
 	void shutdown() {
 		this.threads.shutdownNow();
+	}
+
+	/** A claimed job and what runs it, waiting for or holding a turn. */
+	private record Turn(RunningJob runningJob, Consumer<RunningJob> work) {
 	}
 
 	/**

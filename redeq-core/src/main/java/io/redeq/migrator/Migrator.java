@@ -227,7 +227,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		if (due.length == 0 || !this.running) {
 			return;
 		}
-		List<List<HandOffs.Offer>> offers = this.handOffs.collect(due.length);
+		List<List<HandOffs.Offer>> offers = this.handOffs.collect(due);
 		RuntimeException failure = null;
 		try {
 			this.store.migrateDue(due, this.options.batchSize(),
@@ -249,7 +249,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 			// to them.
 			for (int i = 0; i < due.length; i++) {
 				for (HandOffs.Offer offer : offers.get(i)) {
-					offer.fail(due[i], failure);
+					offer.fail(failure);
 				}
 			}
 		}

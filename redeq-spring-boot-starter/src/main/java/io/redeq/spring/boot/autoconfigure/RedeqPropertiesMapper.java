@@ -45,6 +45,7 @@ final class RedeqPropertiesMapper {
 		map("redeq.migrator.sweep-interval", migrator.getSweepInterval(), options::sweepInterval);
 		map("redeq.migrator.lock-ttl", migrator.getLockTtl(), options::lockTtl);
 		map("redeq.consumer.concurrency", consumer.getConcurrency(), options::concurrency);
+		mapIfSet("redeq.consumer.prefetch", consumer.getPrefetch(), options::prefetch);
 		map("redeq.consumer.timeout", consumer.getTimeout(), options::timeout);
 		map("redeq.consumer.max-attempts", consumer.getMaxAttempts(), options::maxAttempts);
 		options.backoff(backoff("redeq.consumer.backoff", consumer.getBackoff()));

@@ -66,11 +66,11 @@ class RedeqAutoConfigurationIntegrationTests {
 			.withPropertyValues("redeq.prefix=shop", "redeq.buckets=4", "redeq.max-pending=500",
 					"redeq.max-payload-size=2KB", "redeq.migrator.enabled=false", "redeq.migrator.batch-size=50",
 					"redeq.migrator.sweep-interval=3s", "redeq.migrator.lock-ttl=30s", "redeq.consumer.concurrency=7",
-					"redeq.consumer.timeout=45s", "redeq.consumer.max-attempts=9", "redeq.consumer.blocking=false",
-					"redeq.consumer.poll-interval=250ms", "redeq.consumer.backoff.initial=2s",
-					"redeq.consumer.backoff.multiplier=3", "redeq.consumer.backoff.max=1m",
-					"redeq.consumer.backoff.jitter=0", "redeq.shutdown-timeout=4s", "redeq.dead-letter.retention=1d",
-					"redeq.command-timeout=3s", "redeq.stats-refresh-interval=2s")
+					"redeq.consumer.prefetch=3", "redeq.consumer.timeout=45s", "redeq.consumer.max-attempts=9",
+					"redeq.consumer.blocking=false", "redeq.consumer.poll-interval=250ms",
+					"redeq.consumer.backoff.initial=2s", "redeq.consumer.backoff.multiplier=3",
+					"redeq.consumer.backoff.max=1m", "redeq.consumer.backoff.jitter=0", "redeq.shutdown-timeout=4s",
+					"redeq.dead-letter.retention=1d", "redeq.command-timeout=3s", "redeq.stats-refresh-interval=2s")
 			.run((context) -> {
 				RedeqOptions options = context.getBean(Redeq.class).options();
 				assertThat(options).usingRecursiveComparison()
@@ -84,6 +84,7 @@ class RedeqAutoConfigurationIntegrationTests {
 						.sweepInterval(Duration.ofSeconds(3))
 						.lockTtl(Duration.ofSeconds(30))
 						.concurrency(7)
+						.prefetch(3)
 						.timeout(Duration.ofSeconds(45))
 						.maxAttempts(9)
 						.backoff(new Backoff(Duration.ofSeconds(2), 3.0, Duration.ofMinutes(1), 0.0))

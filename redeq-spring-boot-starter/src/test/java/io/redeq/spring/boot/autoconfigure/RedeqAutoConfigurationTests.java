@@ -68,6 +68,11 @@ class RedeqAutoConfigurationTests {
 	}
 
 	@Test
+	void negativePrefetchFails() {
+		assertInvalid("redeq.consumer.prefetch", "-1", "must be between 0 and 10000");
+	}
+
+	@Test
 	void negativeDurationFails() {
 		assertInvalid("redeq.consumer.timeout", "-5s", "must be a positive duration");
 	}

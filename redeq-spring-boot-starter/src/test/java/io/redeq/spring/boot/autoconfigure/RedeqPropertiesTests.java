@@ -34,8 +34,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RedeqPropertiesTests {
 
 	/** Keys that have no default, whose descriptions say so. */
-	private static final Set<String> WITHOUT_DEFAULT = Set.of("redeq.topics.*.rate-limit", "redeq.recurring.*.topic",
-			"redeq.recurring.*.cron", "redeq.recurring.*.every", "redeq.recurring.*.payload");
+	private static final Set<String> WITHOUT_DEFAULT = Set.of("redeq.consumer.prefetch", "redeq.topics.*.rate-limit",
+			"redeq.recurring.*.topic", "redeq.recurring.*.cron", "redeq.recurring.*.every",
+			"redeq.recurring.*.payload");
 
 	private static final String TOPIC_KEY = "redeq.topics.*.";
 

@@ -1,0 +1,129 @@
+package io.redeq.consumer;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import io.redeq.redis.ClaimedJob;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The worker slots without Redis: the prefetch slots open once handlers prove quick and
+ * close while they are slow, prefetched jobs wait for one of the concurrency's turns, and
+ * close takes the waiting ones back before any handler runs them.
+ */
+class WorkersTests {
+
+	private final Workers workers = new Workers("mail", 1, 2);
+
+	/** Jobs whose slot came back, counted after {@link Workers#finished}. */
+	private final AtomicInteger ended = new AtomicInteger();
+
+	@AfterEach
+	void shutdown() {
+		this.workers.shutdown();
+	}
+
+	@Test
+	void thePrefetchOpensOnceHandlersProveQuickAndClosesWhileTheyAreSlow() {
+		assertThat(freeSlots()).as("before any handler ran: only the concurrency").isEqualTo(1);
+
+		runToEnd("quick-1", Duration.ZERO);
+		assertThat(freeSlots()).as("handlers quick: concurrency + prefetch").isEqualTo(3);
+
+		runToEnd("slow-1", Workers.QUICK_HANDLER.multipliedBy(8));
+		assertThat(freeSlots()).as("handlers slow: the prefetch closed again").isEqualTo(1);
+	}
+
+	@Test
+	void aPrefetchedJobWaitsForATurnAndCloseTakesItBackBeforeItRuns() throws Exception {
+		runToEnd("quick-1", Duration.ZERO);
+		CountDownLatch release = new CountDownLatch(1);
+		AtomicInteger ranWaiting = new AtomicInteger();
+		assertThat(this.workers.takeFreeSlotsNow()).isEqualTo(3);
+		this.workers.start(job("running"), handler((job) -> awaitRelease(release)));
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.workers.running().stream().anyMatch(RunningJob::hasBegun));
+		this.workers.start(job("waiting"), handler((job) -> ranWaiting.incrementAndGet()));
+
+		List<ClaimedJob> takenBack = this.workers.takeBackWaiting();
+
+		assertThat(takenBack).extracting(ClaimedJob::id).containsExactly("waiting");
+		release.countDown();
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.ended.get() == 2);
+		AtomicInteger ranNext = new AtomicInteger();
+		this.workers.start(job("next"), handler((job) -> ranNext.incrementAndGet()));
+		await().atMost(Duration.ofSeconds(5)).until(() -> ranNext.get() == 1);
+		assertThat(ranWaiting).as("a job taken back never runs").hasValue(0);
+	}
+
+	@Test
+	void aNegativePrefetchIsRefusedWithItsValue() {
+		assertThatIllegalArgumentException().isThrownBy(() -> new Workers("mail", 1, -1))
+			.withMessageContaining("prefetch")
+			.withMessageContaining("-1");
+	}
+
+	private int freeSlots() {
+		int free = this.workers.takeFreeSlotsNow();
+		this.workers.giveBackSlots(free);
+		return free;
+	}
+
+	/**
+	 * Starts one job whose handler takes {@code took}, and waits until its slot is back.
+	 */
+	private void runToEnd(String id, Duration took) {
+		int free = this.workers.takeFreeSlotsNow();
+		this.workers.giveBackSlots(free - 1);
+		int before = this.ended.get();
+		this.workers.start(job(id), handler((job) -> sleep(took)));
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.ended.get() > before);
+	}
+
+	/** What HandlerInvocation does around a handler: begin, run, give the slot back. */
+	private Consumer<RunningJob> handler(Consumer<ClaimedJob> body) {
+		return (runningJob) -> {
+			if (runningJob.begin(Thread.currentThread())) {
+				body.accept(runningJob.job);
+				runningJob.end();
+			}
+			this.workers.finished(runningJob);
+			this.ended.incrementAndGet();
+		};
+	}
+
+	private static ClaimedJob job(String id) {
+		return new ClaimedJob(0, "mail:" + id, "mail", id, 1, 1_700_000_000_000L, 1_700_000_000_000L, "\"x\"",
+				"token-" + id);
+	}
+
+	private static void awaitRelease(CountDownLatch latch) {
+		try {
+			latch.await(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private static void sleep(Duration took) {
+		try {
+			// The handler's work: a measured duration, not a wait for a condition.
+			Thread.sleep(took.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+}
