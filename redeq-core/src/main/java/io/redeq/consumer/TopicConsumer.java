@@ -2,9 +2,7 @@ package io.redeq.consumer;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -17,7 +15,6 @@ import org.slf4j.LoggerFactory;
 import io.redeq.JobHandler;
 import io.redeq.RedeqException;
 import io.redeq.RedeqOptions;
-import io.redeq.RedeqUnavailableException;
 import io.redeq.Subscription;
 import io.redeq.control.StartLimiter;
 import io.redeq.control.TopicPauses;
@@ -29,8 +26,9 @@ import io.redeq.redis.RedisJobStore;
 import io.redeq.redis.SlotOffer;
 import io.redeq.schedule.JobIds;
 
-// Over 300 lines: the fetch loop and the graceful close, whose hand-back of unfinished
-// jobs (handBack, giveBack) is a third of the class and the next piece to move out.
+// Over 300 lines: the fetch loop, the three ways of claiming (fetcher, hand-off,
+// completion) that share its slots and claim gates, and the graceful close; what close
+// gives back to READY is HandBacks'.
 /**
  * A subscription: one fetcher thread claims READY jobs of a topic only into free worker
  * slots (no local buffer, so nothing waits in memory when the instance dies), workers run
@@ -103,6 +101,8 @@ public final class TopicConsumer implements Subscription {
 	/** One claim of this subscription in flight per bucket: jobs start in claim order. */
 	private final ClaimGates claimGates;
 
+	private final HandBacks handBacks;
+
 	/**
 	 * How long a claim's word that READY jobs are left in a bucket is trusted: another
 	 * instance may have taken them since.
@@ -135,6 +135,7 @@ public final class TopicConsumer implements Subscription {
 				this.options.prefetchFor(settings.concurrency()));
 		this.readyKnown = new AtomicLongArray(this.options.buckets());
 		this.claimGates = new ClaimGates(this.options.buckets());
+		this.handBacks = new HandBacks(this.store, settings, this.options.shutdownTimeout());
 		this.acknowledgements = new Acknowledgements(this.store, settings.topic(), this.timers, this.workers::execute,
 				new NextJobsAfterCompletion());
 		JobOutcomes outcomes = new JobOutcomes(this.store, settings, context.listeners(), this.events,
@@ -323,7 +324,7 @@ public final class TopicConsumer implements Subscription {
 
 	private boolean start(ClaimedJob job, long redisNow) {
 		if (!this.fetching || !this.workers.start(job, this.invocation::run)) {
-			giveBackUnstarted(job);
+			this.handBacks.unstarted(job);
 			return false;
 		}
 		this.events.started(job.topic(), Duration.ofMillis(Math.max(0, redisNow - job.dueAt())));
@@ -417,7 +418,7 @@ public final class TopicConsumer implements Subscription {
 		}
 		this.claimGates.leave(bucket);
 		this.workers.giveBackSlots(offer.slots() - started);
-		refused.forEach(this::giveBackUnstarted);
+		refused.forEach(this.handBacks::unstarted);
 	}
 
 	/**
@@ -457,10 +458,10 @@ public final class TopicConsumer implements Subscription {
 		// Claimed but not begun (prefetched): back to READY now, not after the running
 		// handlers finish.
 		List<ClaimedJob> waiting = this.workers.takeBackWaiting();
-		List<ClaimedJob> waitingNotHandedBack = handBackWaiting(waiting);
+		List<ClaimedJob> waitingNotHandedBack = this.handBacks.waiting(waiting);
 		this.workers.awaitIdle(deadline);
 		Workers.Unfinished unfinished = this.workers.stop(INTERRUPTED_HANDLER_GRACE);
-		List<ClaimedJob> notHandedBack = handBack(unfinished);
+		List<ClaimedJob> notHandedBack = this.handBacks.unfinished(unfinished);
 		// A job that finished at the deadline still gets one command's time to complete.
 		long completionTime = Math.max(deadline - System.nanoTime(), this.options.commandTimeout().toNanos());
 		List<ClaimedJob> uncompleted = this.acknowledgements.flush(System.nanoTime() + completionTime);
@@ -496,84 +497,6 @@ public final class TopicConsumer implements Subscription {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-	}
-
-	/** A job claimed while closing. */
-	private void giveBackUnstarted(ClaimedJob job) {
-		RuntimeException failure = giveBack(List.of(job), true, new ArrayList<>());
-		if (failure != null) {
-			logger.warn("Could not hand job {} back to READY ({}); it runs again when its lease expires",
-					JobOutcomes.describe(job), failure.getMessage());
-		}
-	}
-
-	/** Returns the jobs Redis did not take back. */
-	private List<ClaimedJob> handBackWaiting(List<ClaimedJob> waiting) {
-		List<ClaimedJob> notHandedBack = new ArrayList<>();
-		RuntimeException failure = giveBack(waiting, true, notHandedBack);
-		if (failure != null) {
-			logger.warn(
-					"Could not hand {} prefetched jobs of topic '{}' back to READY ({}): {}; they run again when "
-							+ "their leases expire",
-					notHandedBack.size(), this.settings.topic(), JobOutcomes.ids(notHandedBack), failure.getMessage());
-		}
-		return notHandedBack;
-	}
-
-	/** Returns the jobs Redis did not take back. */
-	private List<ClaimedJob> handBack(Workers.Unfinished unfinished) {
-		List<ClaimedJob> notHandedBack = new ArrayList<>();
-		RuntimeException failure = giveBack(unfinished.neverStarted(), true, notHandedBack);
-		if (failure instanceof RedeqUnavailableException) {
-			notHandedBack.addAll(unfinished.interrupted()); // no second wait for Redis
-		}
-		else {
-			RuntimeException next = giveBack(unfinished.interrupted(), false, notHandedBack);
-			failure = (failure != null) ? failure : next;
-		}
-		if (failure != null) {
-			logger.warn(
-					"Could not hand {} jobs of topic '{}' back to READY ({}): {}; they run again when their "
-							+ "leases expire",
-					notHandedBack.size(), this.settings.topic(), JobOutcomes.ids(notHandedBack), failure.getMessage());
-		}
-		for (ClaimedJob job : unfinished.stillRunning()) {
-			logger.warn(
-					"Job {} still runs: its handler ignored the interrupt at the end of the shutdown timeout ({}); "
-							+ "it stays IN_FLIGHT and runs again when its lease expires, within {}",
-					JobOutcomes.describe(job), this.options.shutdownTimeout(), this.settings.lease());
-		}
-		return notHandedBack;
-	}
-
-	/**
-	 * Releases jobs to the head of their ready lists, bucket by bucket, adding those
-	 * Redis did not take to {@code notHandedBack}; returns the first failure, if any.
-	 * Stops at the first bucket Redis does not answer for: one command timeout, not one
-	 * per bucket.
-	 */
-	private @Nullable RuntimeException giveBack(List<ClaimedJob> jobs, boolean notStarted,
-			List<ClaimedJob> notHandedBack) {
-		Map<Integer, List<ClaimedJob>> byBucket = new LinkedHashMap<>();
-		for (ClaimedJob job : jobs) {
-			byBucket.computeIfAbsent(job.bucket(), (b) -> new ArrayList<>()).add(job);
-		}
-		RuntimeException failure = null;
-		for (Map.Entry<Integer, List<ClaimedJob>> inBucket : byBucket.entrySet()) {
-			if (failure instanceof RedeqUnavailableException) {
-				notHandedBack.addAll(inBucket.getValue());
-				continue;
-			}
-			try {
-				this.store.release(inBucket.getKey(), inBucket.getValue(), notStarted);
-				this.store.signal(this.settings.topic(), inBucket.getKey());
-			}
-			catch (RuntimeException ex) {
-				failure = (failure != null) ? failure : ex;
-				notHandedBack.addAll(inBucket.getValue());
-			}
-		}
-		return failure;
 	}
 
 	/**
