@@ -250,6 +250,9 @@ public final class TopicConsumer implements Subscription {
 				&& (bucket = this.signals.nextBucket()) != null) {
 			boolean gated = enterGate(bucket);
 			try {
+				if (!this.fetching) {
+					return 0; // closed while waiting for the gate: claim nothing more
+				}
 				long limitedForMillis = claimInto(free, bucket);
 				if (limitedForMillis > 0) {
 					return limitedForMillis;
