@@ -148,6 +148,11 @@ final class BucketOwnership {
 		planWake(bucket, now() + millis * 1_000_000L);
 	}
 
+	/** As {@link #wakeIn}, to the nanosecond. */
+	void wakeInNanos(int bucket, long nanos) {
+		planWake(bucket, now() + nanos);
+	}
+
 	/** Plans nothing for an owned bucket: only a hint or the sweep wakes it. */
 	void idle(int bucket) {
 		planWake(bucket, NEVER);

@@ -292,7 +292,9 @@ public final class Migrator implements WakeUps, AutoCloseable {
 			this.ownership.wakeIn(bucket, 0);
 		}
 		else if (next >= 0) {
-			this.ownership.wakeIn(bucket, Math.max(0, next - result.now()));
+			// To the start of the due millisecond: planned from whole milliseconds, the
+			// wake-up came on average half a millisecond after it (W3's median lateness).
+			this.ownership.wakeInNanos(bucket, result.nanosUntil(next));
 		}
 		else {
 			this.ownership.idle(bucket);

@@ -10,6 +10,8 @@ import java.util.Map;
  * What one run of the migrate script did on one bucket.
  *
  * @param now the Redis server's time when it ran, epoch ms
+ * @param microsIntoNow how far into that millisecond it ran, 0 to 999 µs: with it the
+ * next wake-up is planned to the start of the due millisecond
  * @param nextDue due time of the bucket's earliest delayed job, or -1
  * @param nextLeaseExpiry earliest lease deadline of the bucket's in-flight jobs, or -1
  * @param lockHeld whether the caller still holds the bucket's lock (it was renewed)
@@ -19,19 +21,20 @@ import java.util.Map;
  * @param readyByTopic jobs made READY per topic (for waking that topic's consumers)
  * @param handedOver per offer of the call, in its order, the jobs put IN_FLIGHT for it
  */
-public record MigrateResult(long now, long nextDue, long nextLeaseExpiry, boolean lockHeld, int migrated, int reclaimed,
-		List<String> recurringToRefill, Map<String, Integer> readyByTopic, List<List<ClaimedJob>> handedOver) {
+public record MigrateResult(long now, int microsIntoNow, long nextDue, long nextLeaseExpiry, boolean lockHeld,
+		int migrated, int reclaimed, List<String> recurringToRefill, Map<String, Integer> readyByTopic,
+		List<List<ClaimedJob>> handedOver) {
 
 	/** Values migrate.lua returns per job handed over (those of claim). */
 	private static final int VALUES_PER_JOB = 7;
 
 	/**
 	 * Parses migrate.lua's result for a call on {@code bucket} that made {@code offers}:
-	 * now, next due ms (-1 none), next lease deadline ms (-1 none or not checked), 1 if
-	 * the lock is held (or was not checked), jobs migrated, leases reclaimed, n, n
-	 * jobKeys of recurring jobs to refill, m offers, per offer the number of jobs handed
-	 * to it and 7 values each, then pairs topic, jobs made READY. Its 'topics' answer is
-	 * not a result: the caller sends the script again first.
+	 * now in microseconds, next due ms (-1 none), next lease deadline ms (-1 none or not
+	 * checked), 1 if the lock is held (or was not checked), jobs migrated, leases
+	 * reclaimed, n, n jobKeys of recurring jobs to refill, m offers, per offer the number
+	 * of jobs handed to it and 7 values each, then pairs topic, jobs made READY. Its
+	 * 'topics' answer is not a result: the caller sends the script again first.
 	 */
 	static MigrateResult fromReply(List<Object> reply, int bucket, List<SlotOffer> offers) {
 		ScriptReply.requireResult(reply, "migrate.lua");
@@ -57,10 +60,20 @@ public record MigrateResult(long now, long nextDue, long nextLeaseExpiry, boolea
 		for (; i + 1 < reply.size(); i += 2) {
 			readyByTopic.put(ScriptReply.text(reply.get(i)), (int) ScriptReply.number(reply.get(i + 1)));
 		}
-		return new MigrateResult(ScriptReply.number(reply.get(0)), ScriptReply.number(reply.get(1)),
+		long nowMicros = ScriptReply.number(reply.get(0));
+		return new MigrateResult(nowMicros / 1000, (int) (nowMicros % 1000), ScriptReply.number(reply.get(1)),
 				ScriptReply.number(reply.get(2)), ScriptReply.isOne(reply.get(3)),
 				(int) ScriptReply.number(reply.get(4)), (int) ScriptReply.number(reply.get(5)), recurringToRefill,
 				readyByTopic, Collections.unmodifiableList(handedOver));
+	}
+
+	/**
+	 * How long after this call ran a Redis time comes, in nanoseconds, 0 if it has come:
+	 * a difference of two Redis times, never of a local clock and Redis's.
+	 * @param epochMillis a Redis time, epoch ms
+	 */
+	public long nanosUntil(long epochMillis) {
+		return Math.max(0, (epochMillis - this.now) * 1_000_000L - this.microsIntoNow * 1_000L);
 	}
 
 	/** Whether a full batch was moved, so more may be due right now. */

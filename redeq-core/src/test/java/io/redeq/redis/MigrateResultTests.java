@@ -17,10 +17,11 @@ class MigrateResultTests {
 
 	@Test
 	void readsEveryPositionAndTheTopicsMadeReady() {
-		List<Object> reply = List.of(1_700_000_000_500L, 1_700_000_060_000L, 1_700_000_030_000L, 1L, 3L, 2L, 0L, 0L,
+		List<Object> reply = List.of(1_700_000_000_500_250L, 1_700_000_060_000L, 1_700_000_030_000L, 1L, 3L, 2L, 0L, 0L,
 				"mail", 4L, "order.timeout", 1L);
 		MigrateResult result = MigrateResult.fromReply(reply, 3, List.of());
 		assertThat(result.now()).isEqualTo(1_700_000_000_500L);
+		assertThat(result.microsIntoNow()).isEqualTo(250);
 		assertThat(result.nextDue()).isEqualTo(1_700_000_060_000L);
 		assertThat(result.nextLeaseExpiry()).isEqualTo(1_700_000_030_000L);
 		assertThat(result.lockHeld()).isTrue();
@@ -31,8 +32,17 @@ class MigrateResultTests {
 	}
 
 	@Test
+	void plansToTheStartOfTheDueMillisecondFromWhereInItsMillisecondTheCallRan() {
+		MigrateResult result = MigrateResult
+			.fromReply(List.of(1_700_000_000_500_250L, 1_700_000_000_502L, -1L, 1L, 0L, 0L, 0L, 0L), 3, List.of());
+		assertThat(result.nanosUntil(1_700_000_000_502L)).isEqualTo(1_750_000L);
+		assertThat(result.nanosUntil(1_700_000_000_500L)).isZero();
+		assertThat(result.nanosUntil(1_700_000_000_400L)).isZero();
+	}
+
+	@Test
 	void readsTheRecurringJobsToRefillBeforeTheTopics() {
-		List<Object> reply = List.of(1_700_000_000_500L, 1_700_000_001_000L, -1L, 1L, 1L, 0L, 2L, "report:daily",
+		List<Object> reply = List.of(1_700_000_000_500_000L, 1_700_000_001_000L, -1L, 1L, 1L, 0L, 2L, "report:daily",
 				"report:hourly", 0L, "report", 1L);
 		MigrateResult result = MigrateResult.fromReply(reply, 3, List.of());
 		assertThat(result.recurringToRefill()).containsExactly("report:daily", "report:hourly");
@@ -41,7 +51,7 @@ class MigrateResultTests {
 
 	@Test
 	void anIdleBucketHasNoNextTimesAndNoTopics() {
-		MigrateResult result = MigrateResult.fromReply(List.of(1_700_000_000_500L, -1L, -1L, 0L, 0L, 0L, 0L, 0L), 3,
+		MigrateResult result = MigrateResult.fromReply(List.of(1_700_000_000_500_000L, -1L, -1L, 0L, 0L, 0L, 0L, 0L), 3,
 				List.of());
 		assertThat(result.nextDue()).isEqualTo(-1);
 		assertThat(result.nextLeaseExpiry()).isEqualTo(-1);
@@ -54,7 +64,7 @@ class MigrateResultTests {
 	void readsTheJobsHandedToEachOfferInItsOrder() {
 		SlotOffer mail = new SlotOffer("mail", 2, 30_000, "inst:abc:7", 3);
 		SlotOffer sms = new SlotOffer("sms", 1, 60_000, "inst:def:2", 5);
-		List<Object> reply = List.of(1_700_000_000_500L, -1L, -1L, 1L, 3L, 0L, 0L, 2L, 1L, "mail:m-1", 1L,
+		List<Object> reply = List.of(1_700_000_000_500_000L, -1L, -1L, 1L, 3L, 0L, 0L, 2L, 1L, "mail:m-1", 1L,
 				1_699_999_000_000L, 1_700_000_000_400L, "\"hi\"", ";p2", "00-trace", 0L, "mail", 2L);
 		MigrateResult result = MigrateResult.fromReply(reply, 5, List.of(mail, sms));
 		assertThat(result.handedOver()).hasSize(2);
@@ -75,7 +85,7 @@ class MigrateResultTests {
 
 	@Test
 	void refusesAReplyForOtherOffersThanSent() {
-		List<Object> reply = List.of(1_700_000_000_500L, -1L, -1L, 1L, 0L, 0L, 0L, 0L);
+		List<Object> reply = List.of(1_700_000_000_500_000L, -1L, -1L, 1L, 0L, 0L, 0L, 0L);
 		assertThatIllegalStateException()
 			.isThrownBy(() -> MigrateResult.fromReply(reply, 5, List.of(new SlotOffer("mail", 2, 30_000, "t", 3))))
 			.withMessageContaining("answered 0 offers of the 1");

@@ -17,7 +17,7 @@
 -- ARGV[7] ms to remember a hand-off's claim token, ARGV[8] number of offers k (0 none), then k
 --   groups of 5: topic (declared), free slots n, lease ms, claim token, the subscription's max attempts
 -- Returns: 'topics', then the topics whose keys must be declared (nothing was written); or
---   now, next due ms (-1 none), next lease deadline ms (-1 none or not checked), 1 if the lock is
+--   now (in microseconds), next due ms (-1 none), next lease deadline ms (-1 none or not checked), 1 if the lock is
 --   held (or was not checked), jobs migrated (recurring occurrences included), leases reclaimed,
 --   n, then n jobKeys of recurring jobs whose cron plan needs more ticks, then m, then per offer
 --   (in ARGV order) the jobs handed to it: their number, then the 7 values of deliver
@@ -26,7 +26,11 @@ local K_RECURRING = KEYS[#KEYS - 1]
 local K_REQUESTS = KEYS[#KEYS]
 local batch = tonumber(ARGV[2])
 local token = ARGV[3]
-local now = now_ms()
+-- Redis time to the microsecond: with it the migrator plans its next wake-up to the start of
+-- the due millisecond, not up to a millisecond after it.
+local time = redis.call('TIME')
+local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local now = math.floor(micros / 1000)
 
 -- Read first, and refuse before any write when a topic's keys are missing.
 local due = redis.call('ZRANGEBYSCORE', K_DUE, '-inf', now, 'WITHSCORES', 'LIMIT', '0', batch)
@@ -229,7 +233,7 @@ for _, offer in ipairs(offers) do
   end
 end
 
-local out = { now, next_due, next_lease, held, #due_keys + created, #expired, #refills }
+local out = { micros, next_due, next_lease, held, #due_keys + created, #expired, #refills }
 for _, job_key in ipairs(refills) do out[#out + 1] = job_key end
 out[#out + 1] = #offers
 for _, offer in ipairs(offers) do
