@@ -37,6 +37,8 @@ final class RunningJob {
 
 	private final AtomicBoolean turn = new AtomicBoolean();
 
+	private volatile long turnHeldSince;
+
 	RunningJob(ClaimedJob job) {
 		this.job = job;
 	}
@@ -60,9 +62,21 @@ final class RunningJob {
 		return this.beganNanos;
 	}
 
-	/** The job's worker got one of the subscription's turns to run a handler. */
-	void holdTurn() {
+	/**
+	 * The job's worker got one of the subscription's turns to run a handler, at
+	 * {@code nanos} on its workers' clock.
+	 */
+	void holdTurn(long nanos) {
+		this.turnHeldSince = nanos;
 		this.turn.set(true);
+	}
+
+	/**
+	 * When it got its turn, on its workers' clock: how long handlers take is read from
+	 * it.
+	 */
+	long turnHeldSince() {
+		return this.turnHeldSince;
 	}
 
 	/** Whether it held a turn, which is given back now; true for one caller only. */

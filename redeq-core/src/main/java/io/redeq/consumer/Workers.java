@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 import io.redeq.internal.Validate;
 import io.redeq.redis.ClaimedJob;
@@ -72,6 +73,8 @@ final class Workers {
 
 	private final ExecutorService threads;
 
+	private final LongSupplier nanoClock;
+
 	private final Set<RunningJob> running = ConcurrentHashMap.newKeySet();
 
 	private final ReentrantLock idleLock = new ReentrantLock();
@@ -79,6 +82,16 @@ final class Workers {
 	private final Condition idle = this.idleLock.newCondition();
 
 	Workers(String topic, int concurrency, int prefetch) {
+		this(topic, concurrency, prefetch, System::nanoTime);
+	}
+
+	/**
+	 * Workers whose handler times (which open and close the prefetch) are read from
+	 * {@code nanoClock}.
+	 * @param nanoClock {@code System::nanoTime}, or a fake in tests
+	 */
+	Workers(String topic, int concurrency, int prefetch, LongSupplier nanoClock) {
+		this.nanoClock = nanoClock;
 		this.concurrency = concurrency;
 		this.prefetch = Validate.atLeast("prefetch", prefetch, 0);
 		this.slots = new Semaphore(concurrency);
@@ -173,7 +186,7 @@ final class Workers {
 	 * past its timeout gives its turn back while its thread may still run).
 	 */
 	private boolean run(Turn turn) {
-		turn.runningJob.holdTurn();
+		turn.runningJob.holdTurn(this.nanoClock.getAsLong());
 		try {
 			this.threads.execute(() -> turn.work.accept(turn.runningJob));
 			return true;
@@ -232,7 +245,7 @@ final class Workers {
 			}
 			this.slots.release();
 			if (runningJob.hasBegun()) {
-				adjustPrefetch(System.nanoTime() - runningJob.beganNanos());
+				adjustPrefetch(this.nanoClock.getAsLong() - runningJob.turnHeldSince());
 			}
 			this.idleLock.lock();
 			try {
