@@ -108,8 +108,12 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 			observed.stop(ex);
 			throw ex;
 		}
-		result.whenComplete((id, ex) -> observed.stop(ex));
-		return result;
+		if (!this.observations.enabled()) {
+			return result;
+		}
+		// The caller's future completes once the observation stopped: one that looks
+		// right after join() finds it stopped.
+		return unwrapped(result.whenComplete((id, ex) -> observed.stop(ex)));
 	}
 
 	/**
@@ -221,8 +225,8 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 			});
 		if (!observed.isEmpty()) {
 			// One observation per job, as a schedule call has; all end when the batch is
-			// answered.
-			result.whenComplete((ids, ex) -> observed.forEach((started) -> started.stop(ex)));
+			// answered, before the caller's future completes.
+			result = result.whenComplete((ids, ex) -> observed.forEach((started) -> started.stop(ex)));
 		}
 		return unwrapped(result);
 	}
