@@ -201,7 +201,7 @@ public final class RedisJobStore {
 			args[i++] = (request.attemptsUsed() > 0) ? Integer.toString(request.attemptsUsed()) : "";
 		}
 		CompletionStage<List<Object>> reply = runOn(Scripts.SCHEDULE, bucket, topics, args);
-		return reply.thenApply(ScheduleOutcome::fromScheduleReply);
+		return reply.thenApply((values) -> ScheduleOutcome.fromScheduleReply(values, requests));
 	}
 
 	/**

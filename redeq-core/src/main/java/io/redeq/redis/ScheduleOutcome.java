@@ -17,18 +17,30 @@ import java.util.Optional;
 public record ScheduleOutcome(String status, String value, boolean earliest) {
 
 	/**
-	 * Parses schedule.lua's reply, one outcome per job in request order: the due ms of a
-	 * job of this call that became the bucket's earliest (-1 none: the migrator need not
-	 * wake), then n pairs: status, value. Only the first written job with that due time
-	 * is marked earliest.
+	 * Parses schedule.lua's reply into one outcome per job in request order: the due ms
+	 * of a job of this call that became the bucket's earliest (-1 none: the migrator need
+	 * not wake), the Redis time the call ran at, then a triple (position from 1, status,
+	 * value) per job that was not simply new. A job without one is new, due at its
+	 * instant or at the call's time plus its delay. Only the first written job with the
+	 * earliest due time is marked earliest.
 	 */
-	static List<ScheduleOutcome> fromScheduleReply(List<Object> reply) {
+	static List<ScheduleOutcome> fromScheduleReply(List<Object> reply, List<ScheduleRequest> requests) {
 		String earliest = String.valueOf(ScriptReply.number(reply.get(0)));
+		long now = ScriptReply.number(reply.get(1));
+		String[] statuses = new String[requests.size()];
+		String[] values = new String[requests.size()];
+		for (int i = 2; i + 2 < reply.size(); i += 3) {
+			int at = (int) ScriptReply.number(reply.get(i)) - 1;
+			statuses[at] = ScriptReply.text(reply.get(i + 1));
+			values[at] = ScriptReply.text(reply.get(i + 2));
+		}
 		boolean marked = false;
-		List<ScheduleOutcome> outcomes = new ArrayList<>((reply.size() - 1) / 2);
-		for (int i = 1; i + 1 < reply.size(); i += 2) {
-			String status = ScriptReply.text(reply.get(i));
-			String value = ScriptReply.text(reply.get(i + 1));
+		List<ScheduleOutcome> outcomes = new ArrayList<>(requests.size());
+		for (int at = 0; at < requests.size(); at++) {
+			ScheduleRequest request = requests.get(at);
+			String status = (statuses[at] != null) ? statuses[at] : "new";
+			String value = (values[at] != null) ? values[at]
+					: Long.toString(request.absolute() ? request.millis() : now + request.millis());
 			boolean isEarliest = !marked && !"-1".equals(earliest) && earliest.equals(value)
 					&& ("new".equals(status) || "replaced".equals(status));
 			marked |= isEarliest;

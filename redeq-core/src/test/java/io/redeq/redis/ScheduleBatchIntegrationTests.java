@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.RedisClient;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -26,10 +27,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * schedule.lua reads the states of a larger call's jobs with one ZMSCORE per index and
- * writes them with one HSET and one ZADD; a single job takes the HSETNX path. Both must
- * leave the same jobs in the same states with the same counts, for every state a job with
- * the same id can be in, and for an id sent twice in one call.
+ * schedule.lua finds which jobs of a larger call already exist with one HMGET, reads the
+ * states of those with one ZMSCORE per index and writes the call with one HSET and one
+ * ZADD; a single job takes the HSETNX path. Both must leave the same jobs in the same
+ * states with the same counts, for every state a job with the same id can be in, and for
+ * an id sent twice in one call.
  */
 @RedisTest
 class ScheduleBatchIntegrationTests {
@@ -134,6 +136,39 @@ class ScheduleBatchIntegrationTests {
 		else {
 			assertThat(zmscoreCalls).as("single jobs read their state one by one").isZero();
 		}
+	}
+
+	@Test
+	void aCallOfNewJobsReadsNoIndexAndEachIsDueWhenItAsked() {
+		String topic = "fresh";
+		List<String> ids = this.fixture.idsInBucket(topic, "n-", BUCKET, 12);
+		List<Job> call = new ArrayList<>();
+		for (int i = 0; i < ids.size(); i++) {
+			Job.Builder job = Job.builder(topic).id(ids.get(i));
+			call.add((i % 2 == 0) ? job.dueAt(FAR.plusMillis(i)).build() : job.delay(Duration.ofHours(3)).build());
+		}
+		long zmscoreBefore = CommandStats.calls(this.lettuce, "zmscore"::equals);
+		long hmgetBefore = CommandStats.calls(this.lettuce, "hmget"::equals);
+		Instant sent = Instant.now();
+
+		assertThat(this.redeq.client().scheduleAll(call)).containsExactlyElementsOf(ids);
+
+		assertThat(CommandStats.calls(this.lettuce, "zmscore"::equals) - zmscoreBefore).as("index reads").isZero();
+		assertThat(CommandStats.calls(this.lettuce, "hmget"::equals) - hmgetBefore)
+			.as("the existence look and the layout check")
+			.isEqualTo(2);
+		for (int i = 0; i < ids.size(); i++) {
+			JobInfo job = info(topic, ids.get(i));
+			if (i % 2 == 0) {
+				assertDelayed(job, FAR.plusMillis(i));
+			}
+			else {
+				assertThat(job.state()).isEqualTo(JobState.DELAYED);
+				assertThat(job.dueAt()).isBetween(sent.plus(Duration.ofHours(3)).minusSeconds(5),
+						Instant.now().plus(Duration.ofHours(3)).plusSeconds(5));
+			}
+		}
+		assertThat(this.redeq.admin().stats(topic).delayed()).isEqualTo(ids.size());
 	}
 
 	private void schedule(Job job) {

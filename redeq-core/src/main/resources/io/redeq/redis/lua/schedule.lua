@@ -7,8 +7,11 @@
 --   elsewhere, e.g. the starter's journal, goes on counting; written as its attempt record, with no
 --   claim token, only when this call stores the job)
 -- Returns: the due ms of a job of this call that became the bucket's earliest (-1 none: the
---   migrator need not wake), then n pairs: status, value
---   status: 'new' | 'replaced' (value: due ms) | 'kept' | 'rejected' (value: state of the existing job)
+--   migrator need not wake), the Redis time (ms) the call ran at, then a triple per job that is
+--   not simply new: its position in the call (1-based), status, value. A job with no triple is
+--   'new', due at ms ('at') or at the returned time + ms ('in'): a batch of new jobs, the usual
+--   call, gets a reply of two numbers instead of two values per job.
+--   status: 'replaced' (value: due ms) | 'kept' | 'rejected' (value: state of the existing job)
 --         | 'running' (an in-flight job cannot be replaced) | 'full' (value: pending count here)
 -- A DEAD job does not block a new one with its id under any policy: it is replaced.
 local capacity = tonumber(ARGV[2])
@@ -69,18 +72,27 @@ local function state_now(job_key, topic)
   return state_of(job_key, topic) or 'gone'
 end
 
--- The states of all jobs of a larger call, read with one ZMSCORE per index instead of a few
--- commands per job; same answers as state_of, with 'none' for a job in no index.
+-- The states of all jobs of a larger call, with the same answers as state_now. Most jobs of a
+-- batch are new: one HMGET finds the ids that have a record, and only those are looked up in
+-- the indexes, with one ZMSCORE per index.
 local BATCH_READ_FROM = 8
 local function states_of_all()
-  local all, by_topic = {}, {}
-  for i = 1, n do
-    local job_key, topic = ARGV[i * 8 - 3], topics[i]
-    all[i] = job_key
-    by_topic[topic] = by_topic[topic] or { keys = {}, at = {} }
-    table.insert(by_topic[topic].keys, job_key)
-    table.insert(by_topic[topic].at, i)
+  local all, states = {}, {}
+  for i = 1, n do all[i] = ARGV[i * 8 - 3] end
+  local existing, at = {}, {}
+  for from = 1, n, 1000 do
+    local records = redis.call('HMGET', K_PAYLOAD, unpack(all, from, math.min(n, from + 999)))
+    for j = 1, #records do
+      local i = from + j - 1
+      if records[j] then
+        existing[#existing + 1] = all[i]
+        at[#at + 1] = i
+      else
+        states[i] = 'none'
+      end
+    end
   end
+  if #existing == 0 then return states end
   local function scores(key, members)
     local found = {}
     for from = 1, #members, 1000 do
@@ -89,15 +101,21 @@ local function states_of_all()
     end
     return found
   end
+  local by_topic = {}
+  for k, i in ipairs(at) do
+    local topic = topics[i]
+    by_topic[topic] = by_topic[topic] or { keys = {}, at = {} }
+    table.insert(by_topic[topic].keys, existing[k])
+    table.insert(by_topic[topic].at, k)
+  end
   local ready = {}
   for topic, jobs in pairs(by_topic) do
     local found = scores(ready_key(topic), jobs.keys)
-    for j, at in ipairs(jobs.at) do ready[at] = found[j] end
+    for j, k in ipairs(jobs.at) do ready[k] = found[j] end
   end
-  local due, lease, died = scores(K_DUE, all), scores(K_LEASE, all), scores(K_DIED, all)
-  local states = {}
-  for i = 1, n do
-    states[i] = (due[i] and 'D') or (ready[i] and 'R') or (lease[i] and 'I') or (died[i] and 'X') or 'none'
+  local due, lease, died = scores(K_DUE, existing), scores(K_LEASE, existing), scores(K_DIED, existing)
+  for k, i in ipairs(at) do
+    states[i] = (due[k] and 'D') or (ready[k] and 'R') or (lease[k] and 'I') or (died[k] and 'X') or 'gone'
   end
   return states
 end
@@ -111,7 +129,7 @@ local written = {}
 local records, due_pairs = {}, {}
 local removals -- made when a job replaces another: { ready = {}, dead = {}, died = {}, attempt = {}, error = {} }
 local restored, any_restored = {}, false
-local out = { -1 }
+local out = { -1, now }
 for i = 1, n do
   local base = i * 8 - 3
   local job_key, payload, policy = ARGV[base], ARGV[base + 1], ARGV[base + 4]
@@ -190,8 +208,11 @@ for i = 1, n do
     end
     written[job_key] = due
   end
-  out[#out + 1] = status
-  out[#out + 1] = value
+  if status ~= 'new' then
+    out[#out + 1] = i
+    out[#out + 1] = status
+    out[#out + 1] = value
+  end
 end
 add_all('HSET', K_PAYLOAD, records)
 add_all('ZADD', K_DUE, due_pairs)
