@@ -1,9 +1,13 @@
 package io.redeq.redis;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +35,10 @@ class CompleteAndClaimIntegrationTests {
 
 	private final RedisJobStore store;
 
+	private final RedisClient lettuce;
+
 	CompleteAndClaimIntegrationTests(RedisClient lettuce) {
+		this.lettuce = lettuce;
 		this.fixture = new ScriptFixture(lettuce);
 		this.producer = this.fixture.redeq;
 		this.store = this.fixture.store;
@@ -83,6 +90,35 @@ class CompleteAndClaimIntegrationTests {
 		assertThat(reply.claimed()).isNull();
 		assertThat(this.producer.admin().stats("mail").ready()).isEqualTo(1);
 		assertThat(this.producer.admin().stats("mail").inFlight()).isZero();
+	}
+
+	@Test
+	void aCompletionUnderALeaseThatExpiredCompletesNothingAndTheNextClaimsCompletionLeavesNothingBehind() {
+		String id = idsInBucket(1).get(0);
+		this.producer.client().schedule(Job.builder("mail").id(id).payload(id).build());
+		this.store.migrate(BUCKET, 100, false, "", 10_000, 0);
+		ClaimedJob expired = await(this.store.claim(BUCKET, "mail", 1, 1, "inst:c:4", 3)).jobs().get(0);
+		Awaitility.await()
+			.atMost(Duration.ofSeconds(10))
+			.until(() -> this.store.migrate(BUCKET, 100, true, "", 10_000, 0).reclaimed() == 1);
+		ClaimedJob again = await(this.store.claim(BUCKET, "mail", 1, 30_000, "inst:c:5", 3)).jobs().get(0);
+		assertThat(again.attempt()).isEqualTo(2);
+
+		assertThat(await(this.store.completeAll(BUCKET, List.of(expired), null)).completed()).containsExactly(false);
+		assertThat(this.producer.client().find("mail", id).orElseThrow().state()).isEqualTo(JobState.IN_FLIGHT);
+		assertThat(this.producer.admin().stats("mail").inFlight()).isEqualTo(1);
+
+		assertThat(await(this.store.completeAll(BUCKET, List.of(again), null)).completed()).containsExactly(true);
+		assertThat(this.producer.client().find("mail", id)).isEmpty();
+		assertThat(this.producer.admin().stats("mail").inFlight()).isZero();
+		try (StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
+			RedisCommands<String, String> redis = connection.sync();
+			KeySpace keys = this.fixture.keys;
+			assertThat(redis.exists(keys.payloadKey(BUCKET), keys.attemptKey(BUCKET), keys.leaseKey(BUCKET),
+					keys.errorKey(BUCKET)))
+				.as("the expired lease's error and the job's records, gone with it")
+				.isZero();
+		}
 	}
 
 	private <T> T await(CompletionStage<T> stage) {

@@ -4,7 +4,7 @@
 -- Returns: the time it died (ms), or 0 if the claim was lost
 local job_key, token = ARGV[2], ARGV[3]
 local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
-if token == '' or a.token ~= token or not redis.call('ZSCORE', K_LEASE, job_key) then
+if not holds_claim(a, token) then
   return 0
 end
 local now = now_ms()

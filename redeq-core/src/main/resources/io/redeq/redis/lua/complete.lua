@@ -11,16 +11,19 @@
 -- Returns: per pair 1 if completed, 0 if the claim was no longer ours; when it claims, then now,
 --   READY jobs of the topic left in this bucket, and per claimed job the 7 values of deliver
 local claim_args = tonumber(ARGV[2]) or 0
-local out, done = {}, {}
+local out, done, failed_before = {}, {}, {}
 for i = 3 + claim_args, #ARGV, 2 do
   local job_key, token = ARGV[i], ARGV[i + 1]
   local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
   local ok = 0
-  if token ~= '' and a.token == token and redis.call('ZSCORE', K_LEASE, job_key) then
+  if holds_claim(a, token) then
     local topic = topic_of(job_key)
     count(topic, -1)
     count(topic .. ':i', -1)
     done[#done + 1] = job_key
+    -- Only an attempt after the first can have an error to forget: a job gets one when an
+    -- attempt fails or its lease expires, and that attempt stays counted.
+    if a.attempts > 1 then failed_before[#failed_before + 1] = job_key end
     ok = 1
   end
   out[#out + 1] = ok
@@ -47,8 +50,10 @@ if #done > 0 then
   remove_all('ZREM', K_LEASE, done)
   remove_all('HDEL', K_PAYLOAD, done)
 end
-local forgotten = done
-for _, job_key in ipairs(broken) do forgotten[#forgotten + 1] = job_key end
-remove_all('HDEL', K_ATTEMPT, forgotten)
-remove_all('HDEL', K_ERROR, forgotten)
+for _, job_key in ipairs(broken) do
+  done[#done + 1] = job_key
+  failed_before[#failed_before + 1] = job_key
+end
+remove_all('HDEL', K_ATTEMPT, done)
+remove_all('HDEL', K_ERROR, failed_before)
 return out

@@ -8,7 +8,7 @@ for i = 3, #ARGV, 2 do
   local job_key, token = ARGV[i], ARGV[i + 1]
   local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
   local ok = 0
-  if token ~= '' and a.token == token and redis.call('ZSCORE', K_LEASE, job_key) then
+  if holds_claim(a, token) then
     redis.call('ZADD', K_LEASE, deadline, job_key)
     ok = 1
   end

@@ -91,8 +91,7 @@ for _, job_key in ipairs(triggers) do
   end
 end
 
--- The offers of idle consumers. One whose token ran before (Lettuce sent this script again after
--- a reconnect lost the first reply) takes nothing more and gets what it holds, as claim does.
+-- The offers of idle consumers, checked before anything is written.
 local offers, offer_of = {}, {}
 local keep = tonumber(ARGV[7]) or 0
 for k = 0, (tonumber(ARGV[8]) or 0) - 1 do
@@ -104,17 +103,33 @@ for k = 0, (tonumber(ARGV[8]) or 0) - 1 do
       .. tostring(offer.topic) .. ', ' .. tostring(ARGV[7]))
   end
   offers[#offers + 1] = offer
-  if ran_before(K_REQUESTS, offer.token) then
+end
+-- An offer whose topic has jobs waiting READY claims from the ready set below (lib/claiming.lua,
+-- which answers a token that ran before). Otherwise it takes this call's due jobs of its topic;
+-- one whose token ran before (Lettuce sent this script again after a reconnect lost the first
+-- reply) takes nothing more and gets what it holds, as claim does. With due jobs of its topic,
+-- one ZADD NX both asks and remembers the token (lib/requests.lua).
+local due_topics = {}
+for _, job_key in ipairs(due_keys) do due_topics[topic_of(job_key)] = true end
+for _, offer in ipairs(offers) do
+  local first
+  if redis.call('EXISTS', ready_key(offer.topic)) == 1 then
+    offer.from_ready = true
+  elseif due_topics[offer.topic] then
+    first = first_run(K_REQUESTS, offer.token, now)
+    offer.remembered = true
+  else
+    first = not ran_before(K_REQUESTS, offer.token)
+  end
+  if first == false then
     for _, h in ipairs(held_by(offer.topic, offer.token)) do
       local rec = redis.call('HGET', K_PAYLOAD, h.job_key)
       if rec then
         offer.handed[#offer.handed + 1] = { job_key = h.job_key, attempts = h.attempt.attempts, due = h.attempt.due, rec = rec }
       end
     end
-  elseif redis.call('EXISTS', ready_key(offer.topic)) == 0 then
+  elseif first then
     offer_of[offer.topic] = offer
-  else
-    offer.from_ready = true
   end
 end
 
@@ -178,7 +193,9 @@ for _, offer in ipairs(offers) do
   end
   if #offer.candidates > 0 and #offer.handed > 0 then
     count(offer.topic .. ':i', #offer.handed)
-    remember_request(K_REQUESTS, offer.token, now, keep)
+  end
+  if offer.remembered then
+    keep_requests(K_REQUESTS, now, keep)
   end
 end
 zadd_all(K_LEASE, leases)

@@ -8,7 +8,7 @@ local released = {}
 for i = 2, #ARGV, 3 do
   local job_key, token, refund = ARGV[i], ARGV[i + 1], ARGV[i + 2]
   local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
-  if token ~= '' and a.token == token and redis.call('ZSCORE', K_LEASE, job_key) then
+  if holds_claim(a, token) then
     local topic = topic_of(job_key)
     a.token = ''
     if refund == '1' and a.attempts > 0 then a.attempts = a.attempts - 1 end

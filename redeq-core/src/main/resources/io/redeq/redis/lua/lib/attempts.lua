@@ -10,3 +10,13 @@ end
 local function format_attempt(r)
   return string.format('%d|%d|', r.attempts, r.due) .. r.token
 end
+
+-- Whether a job is IN_FLIGHT under this claim token, from its attempt record alone: a claim
+-- token there means exactly that. Every script that puts a job in the lease set writes its token
+-- (claim, migrate's hand-off), and every one that takes it out clears the token (migrate when the
+-- lease expires, retry, bury, release, release-claim) or deletes the record (complete,
+-- reshard-remove); tokens are never reused. So completion and the other fenced steps need no
+-- look at the lease set.
+local function holds_claim(a, token)
+  return token ~= '' and a.token == token
+end

@@ -3,7 +3,7 @@
 -- are used up (its last lease expired) goes to DEAD instead of being delivered again. A claim
 -- token is used once: a claim sent again with a token that already took jobs (Lettuce does that
 -- after reconnecting when the first run's reply was lost) takes nothing more and delivers the
--- jobs still held under the token, as the first run left them. max_attempts is the
+-- jobs still held under the token, as the first run left them (lib/requests.lua). max_attempts is the
 -- subscription's; a job that set its own (lib/settings.lua) is held to that.
 -- Used by claim.lua, and by complete.lua when a consumer completes and claims in one call.
 -- Appends the 7 values of deliver per job to `out`. Returns the READY jobs of the topic left in
@@ -13,7 +13,15 @@
 local function claim_ready(out, requests, topic, n, lease, token, max_attempts, keep, now)
   local ready = ready_key(topic)
   local waiting = redis.call('ZCARD', ready)
-  if ran_before(requests, token) then
+  -- With jobs waiting, one ZADD NX both asks whether the token ran before and remembers it;
+  -- with none, a look is enough, and there is nothing to pop.
+  local first
+  if waiting > 0 then
+    first = first_run(requests, token, now)
+  else
+    first = not ran_before(requests, token)
+  end
+  if not first then
     for _, held in ipairs(held_by(topic, token)) do
       local rec = redis.call('HGET', K_PAYLOAD, held.job_key)
       if rec then
@@ -21,6 +29,9 @@ local function claim_ready(out, requests, topic, n, lease, token, max_attempts, 
       end
     end
     return waiting, {}
+  end
+  if waiting == 0 then
+    return 0, {}
   end
   local popped = redis.call('ZPOPMIN', ready, n)
   local claimed, leases, broken = 0, {}, {}
@@ -47,8 +58,6 @@ local function claim_ready(out, requests, topic, n, lease, token, max_attempts, 
   end
   zadd_all(K_LEASE, leases)
   count(topic .. ':i', claimed)
-  if claimed > 0 then
-    remember_request(requests, token, now, keep)
-  end
+  keep_requests(requests, now, keep)
   return waiting - #popped / 2, broken
 end

@@ -1,9 +1,9 @@
 -- Requests a client may send twice. When a connection drops after a command was sent, Lettuce
 -- sends the command again once it has reconnected, unless its caller gave up waiting and
 -- cancelled it; a command that ran but whose reply was lost then runs twice. claim and cancel
--- remember the requests that changed something (a claim token, a cancel's request id) in the
--- bucket's requests zset, by Redis time, and answer a request they meet again from what the
--- first run did. An entry is kept for `keep` ms, which the client makes longer than it waits for
+-- remember the requests that changed something or found something to do (a claim token, a
+-- cancel's request id) in the bucket's requests zset, by Redis time, and answer a request they
+-- meet again from what the first run did. An entry is kept for `keep` ms, which the client makes longer than it waits for
 -- a reply, and the newest MAX_REQUESTS at most; the key expires once unused for `keep` ms.
 local MAX_REQUESTS = 10000
 
@@ -11,19 +11,31 @@ local function ran_before(requests, id)
   return redis.call('ZSCORE', requests, id) ~= false
 end
 
--- An add, done with the script's other adds. The trims after it are the key's removals; they
--- cannot empty it, since it holds the entry just added (see the order rule in prelude.lua).
--- Claims run once or more per job, so the trims run in one millisecond of TRIM_EVERY (of the
--- Redis clock) only: an entry may outlive `keep` a little, and the cap be passed by what a
--- few milliseconds add, which costs nothing, since ids are never reused.
+-- The key's upkeep after an entry was added: its expiry, and in one millisecond of TRIM_EVERY (of
+-- the Redis clock) only, the trims, which are the key's removals; they cannot empty it, since it
+-- holds the entry just added (see the order rule in prelude.lua). Claims run once or more per
+-- job, so an entry may outlive `keep` a little, and the cap be passed by what a few
+-- milliseconds add, which costs nothing, since ids are never reused.
 local TRIM_EVERY = 16
-local function remember_request(requests, id, now, keep)
-  redis.call('ZADD', requests, now, id)
+local function keep_requests(requests, now, keep)
   redis.call('PEXPIRE', requests, keep)
   if now % TRIM_EVERY == 0 then
     redis.call('ZREMRANGEBYSCORE', requests, '-inf', '(' .. (now - keep))
     redis.call('ZREMRANGEBYRANK', requests, '0', -(MAX_REQUESTS + 1))
   end
+end
+
+-- An add, done with the script's other adds.
+local function remember_request(requests, id, now, keep)
+  redis.call('ZADD', requests, now, id)
+  keep_requests(requests, now, keep)
+end
+
+-- For a request that finds work to do: checks and remembers it in one command (ZADD NX answers
+-- whether the id was new). True the first time. The caller runs keep_requests after it, whether
+-- the request then changes something or not, so the key never stays without its expiry.
+local function first_run(requests, id, now)
+  return redis.call('ZADD', requests, 'NX', now, id) == 1
 end
 
 -- The in-flight jobs of a topic held under one claim token, with their attempt records. Scans
