@@ -175,11 +175,12 @@ public final class Benchmark {
 				ownServer ? "none" : "as-configured", server.get("hz"));
 		Redeq.Builder engine = redeq.defaults();
 		harness.line(
-				"CONFIG systems=%s payload_bytes=%d consumers=%d batch=%d buckets=%d sweep_ms=%d lock_ttl_ms=%d migrate_batch=%d max_pending=%d smoke=%s profile=%s",
+				"CONFIG systems=%s payload_bytes=%d consumers=%d batch=%d buckets=%d sweep_ms=%d lock_ttl_ms=%d migrate_batch=%d prefetch=%d max_pending=%d smoke=%s profile=%s",
 				String.join(",", this.options.systems), this.options.payloadBytes, this.options.consumers,
 				this.options.batch, engine.options().buckets(), engine.options().sweepInterval().toMillis(),
-				engine.options().lockTtl().toMillis(), engine.options().batchSize(), engine.options().maxPending(),
-				this.options.smoke, this.options.profile);
+				engine.options().lockTtl().toMillis(), engine.options().batchSize(),
+				engine.options().prefetchFor(this.options.consumers), engine.options().maxPending(), this.options.smoke,
+				this.options.profile);
 		harness.line(
 				"PEERS textbook=\"HSET+ZADD; Lua mover every %d ms, %d ids per call; BLPOP consumers; no leases, no acks\" redisson=\"%s RDelayedQueue over RBlockingQueue, StringCodec, default client settings; RDelayedQueue is deprecated there for RReliableQueue, which the open-source jar lacks\"",
 				TextbookDelayQueue.MOVE_INTERVAL_MS, TextbookDelayQueue.MOVE_CHUNK, redissonVersion());

@@ -81,6 +81,9 @@ final class Options {
 
 	int migrateBatch;
 
+	/** Jobs each redeq listener claims beyond its concurrency (-1 = redeq's default). */
+	int prefetch = -1;
+
 	/**
 	 * Records every top-level command in SLOWLOG and prints per-script time (adds
 	 * overhead).
@@ -141,6 +144,7 @@ final class Options {
 						case "--sweep-ms" -> o.sweepMs = positive(arg, value);
 						case "--lock-ttl-ms" -> o.lockTtlMs = positive(arg, value);
 						case "--migrate-batch" -> o.migrateBatch = positive(arg, value);
+						case "--prefetch" -> o.prefetch = zeroOrMore(arg, value);
 						default -> throw new IllegalArgumentException("Unknown option " + arg + "\n" + usage());
 					}
 				}
@@ -236,6 +240,8 @@ final class Options {
 				                       it is not flushed: every workload uses a fresh key prefix
 				  --buckets N, --sweep-ms N, --lock-ttl-ms N, --migrate-batch N
 				                       engine settings other than redeq's defaults (to try a change)
+				  --prefetch N         jobs each redeq listener claims beyond its concurrency
+				                       (default: redeq's, as many as the concurrency)
 				  --profile            log every command in SLOWLOG and print time per script (slower)
 				  --smoke              tiny sizes, a few seconds per system
 				""";

@@ -78,6 +78,9 @@ final class RedeqContender implements Contender {
 		if (this.options.migrateBatch > 0) {
 			builder.batchSize(this.options.migrateBatch);
 		}
+		if (this.options.prefetch >= 0) {
+			builder.prefetch(this.options.prefetch);
+		}
 		return builder;
 	}
 
