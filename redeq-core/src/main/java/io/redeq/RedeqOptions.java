@@ -68,6 +68,13 @@ public final class RedeqOptions {
 	/** Largest {@code redeq.consumer.prefetch}. */
 	public static final int MAX_PREFETCH = 10_000;
 
+	/**
+	 * Default of {@code redeq.consumer.prefetch}, per unit of concurrency: a listener
+	 * with concurrency 4 prefetches up to 64 jobs (as many as its handlers finish in
+	 * about 10 ms).
+	 */
+	public static final int DEFAULT_PREFETCH_PER_HANDLER = 16;
+
 	/** Default of {@code redeq.consumer.timeout}. */
 	public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
 
@@ -275,10 +282,12 @@ public final class RedeqOptions {
 	 * Returns how many jobs a subscription with this concurrency claims beyond it; see
 	 * {@link BaseBuilder#prefetch(int)}.
 	 * @param concurrency the subscription's concurrency
-	 * @return the prefetch set, else the concurrency
+	 * @return the prefetch set, else {@value #DEFAULT_PREFETCH_PER_HANDLER} times the
+	 * concurrency (at most {@value #MAX_PREFETCH})
 	 */
 	public int prefetchFor(int concurrency) {
-		return (this.prefetch != null) ? this.prefetch : concurrency;
+		return (this.prefetch != null) ? this.prefetch
+				: (int) Math.min(MAX_PREFETCH, (long) DEFAULT_PREFETCH_PER_HANDLER * concurrency);
 	}
 
 	/**
@@ -414,12 +423,13 @@ public final class RedeqOptions {
 				+ ", maxPayloadSize=" + this.maxPayloadSize + ", migratorEnabled=" + this.migratorEnabled
 				+ ", batchSize=" + this.batchSize + ", sweepInterval=" + this.sweepInterval + ", lockTtl="
 				+ this.lockTtl + ", concurrency=" + this.concurrency + ", prefetch="
-				+ ((this.prefetch != null) ? this.prefetch : "concurrency") + ", timeout=" + this.timeout
-				+ ", maxAttempts=" + this.maxAttempts + ", backoff=" + this.backoff + ", blocking=" + this.blocking
-				+ ", pollInterval=" + this.pollInterval + ", proxyMode=" + this.proxyMode + ", shutdownTimeout="
-				+ this.shutdownTimeout + ", deadLetterRetention=" + this.deadLetterRetention + ", commandTimeout="
-				+ this.commandTimeout + ", statsRefreshInterval=" + this.statsRefreshInterval + ", waitReplicas="
-				+ this.waitReplicas + ", waitTimeout=" + this.waitTimeout + "]";
+				+ ((this.prefetch != null) ? this.prefetch : DEFAULT_PREFETCH_PER_HANDLER + " x concurrency")
+				+ ", timeout=" + this.timeout + ", maxAttempts=" + this.maxAttempts + ", backoff=" + this.backoff
+				+ ", blocking=" + this.blocking + ", pollInterval=" + this.pollInterval + ", proxyMode="
+				+ this.proxyMode + ", shutdownTimeout=" + this.shutdownTimeout + ", deadLetterRetention="
+				+ this.deadLetterRetention + ", commandTimeout=" + this.commandTimeout + ", statsRefreshInterval="
+				+ this.statsRefreshInterval + ", waitReplicas=" + this.waitReplicas + ", waitTimeout="
+				+ this.waitTimeout + "]";
 	}
 
 	/** Builder of {@link RedeqOptions}, starting from the defaults. */
@@ -597,12 +607,13 @@ public final class RedeqOptions {
 		}
 
 		/**
-		 * Jobs a subscription claims beyond its concurrency, to start each as soon as a
-		 * handler is free instead of after a round trip to Redis
-		 * ({@code redeq.consumer.prefetch}; default: as many as the concurrency). They
-		 * are leased like running jobs, used only while handlers finish within about 50
-		 * ms on average, and go back to READY at once when the subscription closes. 0
-		 * claims only into free handlers.
+		 * Jobs a subscription may claim beyond its concurrency, to start each as soon as
+		 * a handler is free instead of after a round trip to Redis
+		 * ({@code redeq.consumer.prefetch}; default: 16 times the concurrency). They are
+		 * leased like running jobs, used only while handlers finish within about 50 ms on
+		 * average, and only as many as the handlers finish in about 10 ms at their recent
+		 * pace (at least the concurrency); they go back to READY at once when the
+		 * subscription closes. 0 claims only into free handlers.
 		 * @param prefetch the number of jobs, 0 to 10,000
 		 * @return this builder
 		 */

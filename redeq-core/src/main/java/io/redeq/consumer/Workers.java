@@ -33,9 +33,11 @@ import io.redeq.redis.ClaimedJob;
  * Slots number the concurrency plus the prefetch: a job claimed into a prefetch slot is
  * leased like any other and waits for one of the concurrency's turns to run. The prefetch
  * slots are only open while handlers are quick (their recent average under
- * {@link #QUICK_HANDLER}), so a prefetched job waits about that long at most, and a slow
- * listener never holds jobs another instance could run. Close takes waiting jobs back at
- * once ({@link #takeBackWaiting()}).
+ * {@link #QUICK_HANDLER}), and only as many as the handlers finish in about
+ * {@link #PREFETCH_HORIZON} at their recent pace (never fewer than the concurrency, never
+ * more than the prefetch): a prefetched job waits about that long for its turn, and a
+ * slow listener never holds jobs another instance could run. Close takes waiting jobs
+ * back at once ({@link #takeBackWaiting()}).
  */
 final class Workers {
 
@@ -45,6 +47,16 @@ final class Workers {
 	static final Duration QUICK_HANDLER = Duration.ofMillis(50);
 
 	private static final long QUICK_HANDLER_NANOS = QUICK_HANDLER.toNanos();
+
+	/**
+	 * The work the open prefetch slots hold: as many jobs as the handlers finish in this
+	 * long at their recent pace. Large claims fill them (fewer round trips per job while
+	 * a listener drains a backlog of quick jobs), yet a prefetched job waits about this
+	 * long at most for a turn.
+	 */
+	static final Duration PREFETCH_HORIZON = Duration.ofMillis(10);
+
+	private static final long PREFETCH_HORIZON_NANOS = PREFETCH_HORIZON.toNanos();
 
 	private final int concurrency;
 
@@ -258,23 +270,33 @@ final class Workers {
 	}
 
 	/**
-	 * Opens the prefetch slots while handlers are quick and closes them (as they come
-	 * back) while they are not.
+	 * Opens as many prefetch slots as the handlers' recent pace calls for and closes the
+	 * others (as they come back).
 	 */
 	private synchronized void adjustPrefetch(long tookNanos) {
 		this.averageNanos = (this.averageNanos < 0) ? tookNanos
 				: this.averageNanos + (tookNanos - this.averageNanos) / 4;
-		if (this.averageNanos < QUICK_HANDLER_NANOS) {
-			if (this.heldBack > 0) {
-				this.slots.release(this.heldBack);
-				this.heldBack = 0;
-			}
+		int heldBackNow = this.prefetch - openPrefetch(this.averageNanos);
+		if (this.heldBack > heldBackNow) {
+			this.slots.release(this.heldBack - heldBackNow);
+			this.heldBack = heldBackNow;
 		}
-		else {
-			while (this.heldBack < this.prefetch && this.slots.tryAcquire()) {
-				this.heldBack++;
-			}
+		while (this.heldBack < heldBackNow && this.slots.tryAcquire()) {
+			this.heldBack++;
 		}
+	}
+
+	/**
+	 * The prefetch slots to open for handlers averaging {@code averageNanos}: none while
+	 * they are slow, else what they finish in {@link #PREFETCH_HORIZON}, at least the
+	 * concurrency and at most the prefetch.
+	 */
+	private int openPrefetch(long averageNanos) {
+		if (averageNanos >= QUICK_HANDLER_NANOS) {
+			return 0;
+		}
+		long byPace = this.concurrency * PREFETCH_HORIZON_NANOS / Math.max(1, averageNanos);
+		return (int) Math.min(this.prefetch, Math.max(this.concurrency, byPace));
 	}
 
 	/** Jobs holding a slot, for lease renewal. */

@@ -18,9 +18,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.awaitility.Awaitility.await;
 
 /**
- * The worker slots without Redis: the prefetch slots open once handlers prove quick and
- * close while they are slow, prefetched jobs wait for one of the concurrency's turns, and
- * close takes the waiting ones back before any handler runs them.
+ * The worker slots without Redis: the prefetch slots open once handlers prove quick, as
+ * many as the handlers finish in about 10 ms, and close while they are slow, prefetched
+ * jobs wait for one of the concurrency's turns, and close takes the waiting ones back
+ * before any handler runs them.
  */
 class WorkersTests {
 
@@ -46,6 +47,31 @@ class WorkersTests {
 
 		runToEnd("slow-1", Workers.QUICK_HANDLER.multipliedBy(8));
 		assertThat(freeSlots()).as("handlers slow: the prefetch closed again").isEqualTo(1);
+	}
+
+	@Test
+	void theOpenPrefetchHoldsWhatTheHandlersFinishInAboutTenMillisecondsAtLeastTheConcurrency() {
+		Workers wide = new Workers("mail", 2, 40, this.nanos::get);
+		try {
+			assertThat(freeSlotsAfterOneRun(wide, Duration.ofMillis(1))).as("1 ms handlers: 2 turns + 2 x 10 ms / 1 ms")
+				.isEqualTo(22);
+			assertThat(freeSlotsAfterOneRun(wide, Duration.ofMillis(9)))
+				.as("average 3 ms (1 ms + (9 - 1) / 4): 2 turns + 6")
+				.isEqualTo(8);
+			assertThat(freeSlotsAfterOneRun(wide, Duration.ofMillis(45)))
+				.as("average 13.5 ms: 2 turns + at least the concurrency")
+				.isEqualTo(4);
+			assertThat(freeSlotsAfterOneRun(wide, Duration.ZERO))
+				.as("quicker again: 2 turns + 2 x 10 ms / 10.1 ms, at least 2")
+				.isEqualTo(4);
+			for (int i = 0; i < 12; i++) {
+				runToEnd(wide, "quick-" + i, Duration.ZERO);
+			}
+			assertThat(freeSlots(wide)).as("handlers about instant: 2 turns + the whole prefetch").isEqualTo(42);
+		}
+		finally {
+			wide.shutdown();
+		}
 	}
 
 	@Test
@@ -78,30 +104,47 @@ class WorkersTests {
 	}
 
 	private int freeSlots() {
-		int free = this.workers.takeFreeSlotsNow();
-		this.workers.giveBackSlots(free);
+		return freeSlots(this.workers);
+	}
+
+	private static int freeSlots(Workers workers) {
+		int free = workers.takeFreeSlotsNow();
+		workers.giveBackSlots(free);
 		return free;
+	}
+
+	private int freeSlotsAfterOneRun(Workers workers, Duration took) {
+		runToEnd(workers, "run", took);
+		return freeSlots(workers);
 	}
 
 	/**
 	 * Starts one job whose handler takes {@code took}, and waits until its slot is back.
 	 */
 	private void runToEnd(String id, Duration took) {
-		int free = this.workers.takeFreeSlotsNow();
-		this.workers.giveBackSlots(free - 1);
+		runToEnd(this.workers, id, took);
+	}
+
+	private void runToEnd(Workers workers, String id, Duration took) {
+		int free = workers.takeFreeSlotsNow();
+		workers.giveBackSlots(free - 1);
 		int before = this.ended.get();
-		this.workers.start(job(id), handler((job) -> this.nanos.addAndGet(took.toNanos())));
+		workers.start(job(id), handler(workers, (job) -> this.nanos.addAndGet(took.toNanos())));
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.ended.get() > before);
 	}
 
 	/** What HandlerInvocation does around a handler: begin, run, give the slot back. */
 	private Consumer<RunningJob> handler(Consumer<ClaimedJob> body) {
+		return handler(this.workers, body);
+	}
+
+	private Consumer<RunningJob> handler(Workers workers, Consumer<ClaimedJob> body) {
 		return (runningJob) -> {
 			if (runningJob.begin(Thread.currentThread())) {
 				body.accept(runningJob.job);
 				runningJob.end();
 			}
-			this.workers.finished(runningJob);
+			workers.finished(runningJob);
 			this.ended.incrementAndGet();
 		};
 	}
