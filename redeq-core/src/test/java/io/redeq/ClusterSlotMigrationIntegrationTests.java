@@ -6,15 +6,20 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import io.lettuce.core.cluster.ClusterClientOptions;
@@ -271,29 +276,20 @@ class ClusterSlotMigrationIntegrationTests {
 					new TreeSet<>(migration.keysOn(source)));
 			// ---- every operation while the slot is open
 
-			Map<String, String> refusedSchedules = new TreeMap<>();
-			for (String id : ids.next("sched", 6)) {
-				try {
-					jobs.schedule(job("sched", id, Duration.ofMillis(200)));
-					expected.put(id, new Expected("sched", id, 1, 1, null));
-				}
-				catch (RedeqException ex) {
-					refusedSchedules.put(id, ex.getMessage());
-					expected.put(id, new Expected("sched", id, 0, 0, null));
-				}
-			}
+			// Sent side by side: a refused call waits out the command timeout, and one
+			// after
+			// the other they kept the slot open for most of a minute.
+			Map<String, String> refusedSchedules = refusals(ids.next("sched", 6), (id) -> {
+				jobs.schedule(job("sched", id, Duration.ofMillis(200)));
+				return null;
+			});
+			refusedSchedules.forEach((id, refusal) -> expected.put(id,
+					(refusal != null) ? new Expected("sched", id, 0, 0, null) : new Expected("sched", id, 1, 1, null)));
+			refusedSchedules.values().removeIf(Objects::isNull);
 			healed.set(true);
-			Map<String, String> refusedRequeues = new TreeMap<>();
-			for (String id : requeued) {
-				try {
-					if (!admin.requeueDead("requeue", id)) {
-						refusedRequeues.put(id, "requeueDead returned false");
-					}
-				}
-				catch (RedeqException ex) {
-					refusedRequeues.put(id, ex.getMessage());
-				}
-			}
+			Map<String, String> refusedRequeues = refusals(requeued,
+					(id) -> admin.requeueDead("requeue", id) ? null : "requeueDead returned false");
+			refusedRequeues.values().removeIf(Objects::isNull);
 			Subscription claiming = completing(redeq, ledger, "claim");
 			Subscription migrated = completing(redeq, ledger, "due");
 			Subscription scheduled = completing(redeq, ledger, "sched");
@@ -437,6 +433,36 @@ class ClusterSlotMigrationIntegrationTests {
 
 	private static String describe(Optional<JobInfo> info) {
 		return info.map((job) -> job.state() + " (attempts " + job.attempts() + ")").orElse("not found");
+	}
+
+	/**
+	 * Runs {@code call} for every id at once, each on a thread of its own, and returns
+	 * per id, in id order, what refused it: the exception's message, what the call
+	 * returned, or null where it succeeded.
+	 */
+	private static Map<String, String> refusals(List<String> ids, Function<String, String> call) throws Exception {
+		ExecutorService callers = Executors.newFixedThreadPool(ids.size());
+		try {
+			Map<String, Future<String>> calls = new LinkedHashMap<>();
+			for (String id : ids) {
+				calls.put(id, callers.submit(() -> {
+					try {
+						return call.apply(id);
+					}
+					catch (RedeqException ex) {
+						return ex.getMessage();
+					}
+				}));
+			}
+			Map<String, String> refused = new TreeMap<>();
+			for (Map.Entry<String, Future<String>> entry : calls.entrySet()) {
+				refused.put(entry.getKey(), entry.getValue().get(60, TimeUnit.SECONDS));
+			}
+			return refused;
+		}
+		finally {
+			callers.shutdownNow();
+		}
 	}
 
 	private static void expectAll(Map<String, Expected> expected, String topic, List<String> ids, int deliveries,
