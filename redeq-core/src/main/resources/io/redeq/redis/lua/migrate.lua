@@ -115,11 +115,9 @@ for _, offer in ipairs(offers) do
   local first
   if redis.call('EXISTS', ready_key(offer.topic)) == 1 then
     offer.from_ready = true
-  elseif due_topics[offer.topic] then
-    first = first_run(K_REQUESTS, offer.token, now)
-    offer.remembered = true
   else
-    first = not ran_before(K_REQUESTS, offer.token)
+    offer.remembered = due_topics[offer.topic] == true
+    first = first_run(K_REQUESTS, offer.token, now, offer.remembered)
   end
   if first == false then
     for _, h in ipairs(held_by(offer.topic, offer.token)) do

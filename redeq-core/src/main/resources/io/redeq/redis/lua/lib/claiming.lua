@@ -13,15 +13,7 @@
 local function claim_ready(out, requests, topic, n, lease, token, max_attempts, keep, now)
   local ready = ready_key(topic)
   local waiting = redis.call('ZCARD', ready)
-  -- With jobs waiting, one ZADD NX both asks whether the token ran before and remembers it;
-  -- with none, a look is enough, and there is nothing to pop.
-  local first
-  if waiting > 0 then
-    first = first_run(requests, token, now)
-  else
-    first = not ran_before(requests, token)
-  end
-  if not first then
+  if not first_run(requests, token, now, waiting > 0) then
     for _, held in ipairs(held_by(topic, token)) do
       local rec = redis.call('HGET', K_PAYLOAD, held.job_key)
       if rec then
@@ -31,7 +23,7 @@ local function claim_ready(out, requests, topic, n, lease, token, max_attempts, 
     return waiting, {}
   end
   if waiting == 0 then
-    return 0, {}
+    return 0, {} -- nothing to pop, and the token was only looked up
   end
   local popped = redis.call('ZPOPMIN', ready, n)
   local claimed, leases, broken = 0, {}, {}

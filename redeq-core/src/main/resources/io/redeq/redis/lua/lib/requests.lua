@@ -3,8 +3,9 @@
 -- cancelled it; a command that ran but whose reply was lost then runs twice. claim and cancel
 -- remember the requests that changed something or found something to do (a claim token, a
 -- cancel's request id) in the bucket's requests zset, by Redis time, and answer a request they
--- meet again from what the first run did. An entry is kept for `keep` ms, which the client makes longer than it waits for
--- a reply, and the newest MAX_REQUESTS at most; the key expires once unused for `keep` ms.
+-- meet again from what the first run did. An entry is kept for `keep` ms, which the client makes
+-- longer than it waits for a reply, and the newest MAX_REQUESTS at most; the key expires once
+-- unused for `keep` ms.
 local MAX_REQUESTS = 10000
 
 local function ran_before(requests, id)
@@ -31,11 +32,15 @@ local function remember_request(requests, id, now, keep)
   keep_requests(requests, now, keep)
 end
 
--- For a request that finds work to do: checks and remembers it in one command (ZADD NX answers
--- whether the id was new). True the first time. The caller runs keep_requests after it, whether
--- the request then changes something or not, so the key never stays without its expiry.
-local function first_run(requests, id, now)
-  return redis.call('ZADD', requests, 'NX', now, id) == 1
+-- Whether a request runs for the first time. One that finds work to do is checked and
+-- remembered in one command (ZADD NX answers whether the id was new), and its caller runs
+-- keep_requests after it, whether the request then changes something or not, so the key never
+-- stays without its expiry; one with nothing to do is only looked up.
+local function first_run(requests, id, now, has_work)
+  if has_work then
+    return redis.call('ZADD', requests, 'NX', now, id) == 1
+  end
+  return not ran_before(requests, id)
 end
 
 -- The in-flight jobs of a topic held under one claim token, with their attempt records. Scans

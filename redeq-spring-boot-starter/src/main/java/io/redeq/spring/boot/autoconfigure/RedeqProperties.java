@@ -317,11 +317,12 @@ public class RedeqProperties {
 		private int concurrency = RedeqOptions.DEFAULT_CONCURRENCY;
 
 		/**
-		 * Jobs one listener claims beyond its concurrency, each started as soon as a
+		 * Jobs one listener may claim beyond its concurrency, each started as soon as a
 		 * handler is free: leased like running jobs, used only while handlers finish
-		 * within about 50 ms on average, handed back to READY at once on shutdown. 0
-		 * claims only into free handlers. It has no default value: unset, it is as many
-		 * as the listener's concurrency.
+		 * within about 50 ms on average and only as many as they finish in about 10 ms
+		 * (at least the concurrency), handed back to READY at once on shutdown. 0 claims
+		 * only into free handlers. It has no default value: unset, it is 16 times the
+		 * listener's concurrency.
 		 */
 		private @Nullable Integer prefetch;
 
