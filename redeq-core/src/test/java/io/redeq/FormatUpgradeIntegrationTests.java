@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -92,6 +93,41 @@ class FormatUpgradeIntegrationTests {
 						|| key.endsWith(":counts") || key.endsWith(":errors") || key.endsWith(":r:t")
 						|| key.endsWith(":x:t") || key.endsWith(":dead"));
 			assertThat(connection.sync().hget("old:meta", "format")).isEqualTo("2");
+		}
+	}
+
+	@Test
+	void inFlightJobsAreCountedFromTheLeaseSetAndTheCountersOfAnEarlierVersionAreForgotten() throws Exception {
+		String counts = new KeySpace("counted", 1).tag(0) + ":count";
+		try (StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
+			// What an earlier redeq left: a per-topic in-flight counter beside the
+			// pending one.
+			connection.sync().hset(counts, Map.of("t", "0", "t:i", "5"));
+		}
+		CountDownLatch finish = new CountDownLatch(1);
+		try (Redeq redeq = Redeq.builder(this.lettuce).prefix("counted").buckets(1).build();
+				StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
+			RedisCommands<String, String> redis = connection.sync();
+			assertThat(redis.hexists(counts, "t:i")).as("the earlier version's counter, after a start").isFalse();
+
+			redeq.client().schedule("t", "a", Duration.ZERO);
+			redeq.client().schedule("t", "b", Duration.ZERO);
+			redeq.client().schedule("t", "later", Duration.ofHours(1));
+			redeq.subscribe("t", String.class, (payload, delivery) -> finish.await(),
+					SubscriptionOptions.builder().concurrency(2).timeout(Duration.ofMinutes(5)).build());
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> redeq.admin().stats("t").equals(new TopicStats("t", 1, 0, 2, 0)));
+			// An older instance, still running in a rolling upgrade, writes its counter
+			// again: nothing reads it.
+			redis.hset(counts, "t:i", "9");
+			assertThat(redeq.admin().stats("t")).isEqualTo(new TopicStats("t", 1, 0, 2, 0));
+			assertThat(redeq.refreshSnapshot().topics()).as("the metrics' snapshot, read by another script")
+				.containsExactly(Map.entry("t", new TopicStats("t", 1, 0, 2, 0)));
+			assertThat(redeq.admin().topics()).containsExactly("t");
+
+			finish.countDown();
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> redeq.admin().stats("t").equals(new TopicStats("t", 1, 0, 0, 0)));
 		}
 	}
 

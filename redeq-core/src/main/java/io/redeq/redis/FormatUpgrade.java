@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.MapScanCursor;
@@ -74,6 +75,7 @@ public final class FormatUpgrade {
 		if (converted > 0) {
 			logger.info("Converted {} jobs of prefix '{}' to redeq's data format 2", converted, this.keys.prefix());
 		}
+		forgetInFlightCounters();
 		Long recorded = this.scripts.run(Scripts.RECORD_FORMAT, new String[] { this.keys.metaKey() },
 				Integer.toString(FORMAT));
 		refuseNewerFormat(Long.toString(recorded));
@@ -112,6 +114,22 @@ public final class FormatUpgrade {
 					+ " in Redis, written by a newer version of redeq; this version reads and writes format " + FORMAT
 					+ " and does not start, to leave those jobs untouched. Run the redeq version the other "
 					+ "instances run (a downgrade is possible only to a version that reads format " + format + ").");
+		}
+	}
+
+	/**
+	 * Deletes the per-topic in-flight counters earlier versions of format 2 kept:
+	 * IN_FLIGHT jobs are now counted from the lease set, and a stale counter would only
+	 * take room. Not a format change: an older instance reads a missing counter as 0,
+	 * which affects its stats only, never a job. One script per bucket, sent together.
+	 */
+	private void forgetInFlightCounters() {
+		List<CompletableFuture<Long>> calls = new ArrayList<>();
+		for (int b = 0; b < this.keys.buckets(); b++) {
+			calls.add(this.scripts.runAsync(Scripts.FORGET_IN_FLIGHT_COUNTERS, new String[] { this.keys.countKey(b) }));
+		}
+		for (CompletableFuture<Long> call : calls) {
+			this.scripts.await(call, "forget the in-flight counters of an earlier redeq");
 		}
 	}
 

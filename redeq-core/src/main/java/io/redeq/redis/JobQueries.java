@@ -9,7 +9,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletionStage;
 
-import io.lettuce.core.KeyValue;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
@@ -36,28 +35,34 @@ public final class JobQueries {
 	}
 
 	/**
-	 * Exact counts over all buckets: per bucket the topic's pending and in-flight
-	 * counters and the sizes of its ready and dead sets, all pipelined.
+	 * Exact counts over all buckets: per bucket the topic's pending counter, the sizes of
+	 * its ready and dead sets and the lease set (IN_FLIGHT jobs of all topics, at most
+	 * what the consumers' slots hold), all pipelined.
 	 */
 	public TopicStats stats(String topic) {
 		RedisClusterAsyncCommands<String, String> commands = commands();
-		record BucketReads(CompletionStage<List<KeyValue<String, String>>> counts, CompletionStage<Long> ready,
-				CompletionStage<Long> dead) {
+		record BucketReads(CompletionStage<String> pending, CompletionStage<List<String>> leased,
+				CompletionStage<Long> ready, CompletionStage<Long> dead) {
 		}
 		List<BucketReads> reads = new ArrayList<>();
 		for (int b = 0; b < this.keys.buckets(); b++) {
-			reads.add(new BucketReads(commands.hmget(this.keys.countKey(b), topic, topic + ":i"),
-					commands.zcard(this.keys.readyKey(b, topic)), commands.zcard(this.keys.deadKey(b, topic))));
+			reads.add(new BucketReads(commands.hget(this.keys.countKey(b), topic),
+					commands.zrange(this.keys.leaseKey(b), 0, -1), commands.zcard(this.keys.readyKey(b, topic)),
+					commands.zcard(this.keys.deadKey(b, topic))));
 		}
 		long delayed = 0;
 		long ready = 0;
 		long inFlight = 0;
 		long dead = 0;
 		String what = "stats of topic " + topic;
+		String prefix = topic + ":";
 		for (BucketReads read : reads) {
-			List<KeyValue<String, String>> counts = this.scripts.await(read.counts(), what);
-			long pending = counts.get(0).optional().map(Long::parseLong).orElse(0L);
-			long running = counts.get(1).optional().map(Long::parseLong).orElse(0L);
+			String counted = this.scripts.await(read.pending(), what);
+			long pending = (counted != null) ? Long.parseLong(counted) : 0L;
+			long running = this.scripts.await(read.leased(), what)
+				.stream()
+				.filter((key) -> key.startsWith(prefix))
+				.count();
 			long readyHere = this.scripts.await(read.ready(), what);
 			delayed += pending - readyHere - running;
 			ready += readyHere;

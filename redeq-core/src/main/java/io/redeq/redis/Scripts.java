@@ -65,6 +65,9 @@ final class Scripts {
 
 	static final LuaScript RECORD_FORMAT = LuaScript.plain("record-format", ScriptOutputType.INTEGER);
 
+	static final LuaScript FORGET_IN_FLIGHT_COUNTERS = LuaScript.plain("forget-in-flight-counters",
+			ScriptOutputType.INTEGER);
+
 	static final LuaScript HISTORY_MAX = LuaScript.plain("history-max", ScriptOutputType.INTEGER);
 
 	private Scripts() {

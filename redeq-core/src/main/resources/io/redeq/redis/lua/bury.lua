@@ -12,7 +12,6 @@ local topic = topic_of(job_key)
 a.token = ''
 redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))
 bury(job_key, topic, now, ARGV[4])
-count(topic .. ':i', -1)
 flush_counts()
 redis.call('ZREM', K_LEASE, job_key)
 return now

@@ -19,7 +19,6 @@ for i = 3 + claim_args, #ARGV, 2 do
   if holds_claim(a, token) then
     local topic = topic_of(job_key)
     count(topic, -1)
-    count(topic .. ':i', -1)
     done[#done + 1] = job_key
     -- Only an attempt after the first can have an error to forget: a job gets one when an
     -- attempt fails or its lease expires, and that attempt stays counted.

@@ -22,10 +22,15 @@ local now = now_ms()
 local out = { now, -1, #topics * 4 }
 local first = redis.call('ZRANGE', K_DUE, '0', '0', 'WITHSCORES')
 if first[2] then out[2] = due_of_due(tonumber(first[2])) end
+-- IN_FLIGHT per topic, from the lease set: it holds only what consumers' slots hold.
+local leased = {}
+for _, job_key in ipairs(redis.call('ZRANGE', K_LEASE, '0', '-1')) do
+  local topic = topic_of(job_key)
+  if topic then leased[topic] = (leased[topic] or 0) + 1 end
+end
 local oldest = {}
 for _, topic in ipairs(topics) do
-  local c = redis.call('HMGET', K_COUNT, topic, topic .. ':i')
-  local pending, in_flight = tonumber(c[1]) or 0, tonumber(c[2]) or 0
+  local pending, in_flight = tonumber(redis.call('HGET', K_COUNT, topic)) or 0, leased[topic] or 0
   local ready = redis.call('ZCARD', ready_key(topic))
   out[#out + 1] = topic .. ':D'
   out[#out + 1] = pending - ready - in_flight

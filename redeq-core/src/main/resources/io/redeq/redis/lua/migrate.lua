@@ -189,9 +189,6 @@ for _, offer in ipairs(offers) do
       make_ready(c.job_key, c.score)
     end
   end
-  if #offer.candidates > 0 and #offer.handed > 0 then
-    count(offer.topic .. ':i', #offer.handed)
-  end
   if offer.remembered then
     keep_requests(K_REQUESTS, now, keep)
   end
@@ -226,7 +223,6 @@ for _, job_key in ipairs(expired) do
     .. ' (its instance stopped renewing it: crashed, paused or hung)')
   local rec = redis.call('HGET', K_PAYLOAD, job_key)
   make_ready(job_key, ready_score(a.due, rec and priority_of(settings_of(rec)) or 0))
-  count(topic_of(job_key) .. ':i', -1)
 end
 
 for _, topic in ipairs(topics) do

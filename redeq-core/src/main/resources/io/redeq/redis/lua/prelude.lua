@@ -15,8 +15,11 @@
 --   KEYS[4] lease    zset  jobKey -> lease deadline ms           (IN_FLIGHT, all topics)
 --   KEYS[5] died     zset  jobKey -> time it died               (DEAD, all topics: retention)
 --   KEYS[6] error    hash  jobKey -> last error text
---   KEYS[7] count    hash  "<topic>" -> pending jobs (DELAYED + READY + IN_FLIGHT),
---                          "<topic>:i" -> IN_FLIGHT jobs; READY and DEAD are counted by ZCARD;
+--   KEYS[7] count    hash  "<topic>" -> pending jobs (DELAYED + READY + IN_FLIGHT), changed
+--                          once per script; READY and DEAD are counted by ZCARD, IN_FLIGHT by
+--                          the topic's members of the lease set, which the consumers' slots
+--                          bound (so stats read it instead of every claim and completion
+--                          paying for a counter); an older "<topic>:i" field is ignored;
 --                          "~buckets" -> bucket count of the layout a reshard made (absent before)
 --   KEYS[8] lock     string migrator owner token
 --   then per declared topic t (ARGV[1] lists them, comma separated, in the same order):

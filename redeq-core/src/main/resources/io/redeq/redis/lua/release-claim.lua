@@ -17,7 +17,5 @@ for _, held in ipairs(held_by(topic, token)) do
   redis.call('ZADD', ready_key(topic), ready_score(a.due, rec and priority_of(settings_of(rec)) or 0), held.job_key)
   released[#released + 1] = held.job_key
 end
-count(topic .. ':i', -#released)
-flush_counts()
 remove_all('ZREM', K_LEASE, released)
 return #released

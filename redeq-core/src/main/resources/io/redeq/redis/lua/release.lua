@@ -15,10 +15,8 @@ for i = 2, #ARGV, 3 do
     redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))
     local rec = redis.call('HGET', K_PAYLOAD, job_key)
     redis.call('ZADD', ready_key(topic), ready_score(a.due, rec and priority_of(settings_of(rec)) or 0), job_key)
-    count(topic .. ':i', -1)
     released[#released + 1] = job_key
   end
 end
-flush_counts()
 remove_all('ZREM', K_LEASE, released)
 return #released

@@ -16,7 +16,6 @@ elseif state == 'R' then
   redis.call('ZREM', ready_key(topic), job_key)
 elseif state == 'I' then
   redis.call('ZREM', K_LEASE, job_key)
-  count(topic .. ':i', -1)
 else
   redis.call('ZREM', K_DIED, job_key)
   redis.call('ZREM', dead_key(topic), job_key)

@@ -17,7 +17,5 @@ redis.call('HSET', K_ERROR, job_key, ARGV[5])
 local rec = redis.call('HGET', K_PAYLOAD, job_key)
 redis.call('ZADD', K_DUE, due_score(due, rec and priority_of(settings_of(rec)) or 0), job_key)
 local head = redis.call('ZRANGE', K_DUE, '0', '0')
-count(topic_of(job_key) .. ':i', -1)
-flush_counts()
 redis.call('ZREM', K_LEASE, job_key)
 return { 1, due, (head[1] == job_key) and 1 or 0 }

@@ -44,7 +44,6 @@ for i = 2, #ARGV do
     elseif s == 'I' then
       redis.call('ZADD', K_LEASE, tonumber(redis.call('ZSCORE', OLD_INFLIGHT, job_key)) or 0, job_key)
       count(topic, 1)
-      count(topic .. ':i', 1)
     else
       local died = tonumber(redis.call('ZSCORE', OLD_DEAD, job_key)) or 0
       redis.call('ZADD', K_DIED, died, job_key)

@@ -26,7 +26,7 @@ local function claim_ready(out, requests, topic, n, lease, token, max_attempts, 
     return 0, {} -- nothing to pop, and the token was only looked up
   end
   local popped = redis.call('ZPOPMIN', ready, n)
-  local claimed, leases, broken = 0, {}, {}
+  local leases, broken = {}, {}
   for i = 1, #popped, 2 do
     local job_key, due = popped[i], due_of_ready(tonumber(popped[i + 1]))
     local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
@@ -40,7 +40,6 @@ local function claim_ready(out, requests, topic, n, lease, token, max_attempts, 
       redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))
       leases[#leases + 1] = now + lease
       leases[#leases + 1] = job_key
-      claimed = claimed + 1
       deliver(out, job_key, a.attempts, due, rec)
     else
       -- A READY entry without a record cannot be delivered; drop what is left of it.
@@ -49,7 +48,6 @@ local function claim_ready(out, requests, topic, n, lease, token, max_attempts, 
     end
   end
   zadd_all(K_LEASE, leases)
-  count(topic .. ':i', claimed)
   keep_requests(requests, now, keep)
   return waiting - #popped / 2, broken
 end
