@@ -32,8 +32,32 @@ local time = redis.call('TIME')
 local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local now = math.floor(micros / 1000)
 
+-- The heads that remain after this call, read now: nothing is read after the removals below.
+local function score_at(key, rank)
+  local entry = redis.call('ZRANGE', key, rank, rank, 'WITHSCORES')
+  if entry[2] then return tonumber(entry[2]) end
+  return -1
+end
+
+-- The due jobs (at most batch) and the due set's head after them. A migrator wakes when a job
+-- falls due, so the usual call finds one: the first two entries then tell both in one read.
+local function due_now()
+  local head = redis.call('ZRANGE', K_DUE, '0', '1', 'WITHSCORES')
+  if not head[2] or tonumber(head[2]) > now then
+    return {}, head[2] and tonumber(head[2]) or -1
+  end
+  if not head[4] then
+    return { head[1], head[2] }, -1
+  end
+  if batch == 1 or tonumber(head[4]) > now then
+    return { head[1], head[2] }, tonumber(head[4])
+  end
+  local all = redis.call('ZRANGEBYSCORE', K_DUE, '-inf', now, 'WITHSCORES', 'LIMIT', '0', batch)
+  return all, score_at(K_DUE, #all / 2)
+end
+
 -- Read first, and refuse before any write when a topic's keys are missing.
-local due = redis.call('ZRANGEBYSCORE', K_DUE, '-inf', now, 'WITHSCORES', 'LIMIT', '0', batch)
+local due, next_due = due_now()
 local expired = {}
 if ARGV[6] == '1' then
   expired = redis.call('ZRANGEBYSCORE', K_LEASE, '-inf', now, 'LIMIT', '0', batch)
@@ -61,13 +85,6 @@ if #missing > 0 then
   return missing
 end
 
--- The heads that remain after this call, read now: nothing is read after the removals below.
-local function score_at(key, rank)
-  local entry = redis.call('ZRANGE', key, rank, rank, 'WITHSCORES')
-  if entry[2] then return tonumber(entry[2]) end
-  return -1
-end
-local next_due = score_at(K_DUE, #due / 2)
 local next_lease = -1
 if ARGV[6] == '1' then
   next_lease = score_at(K_LEASE, #expired)
