@@ -1,28 +1,37 @@
 package io.redeq.redis;
 
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import io.lettuce.core.RedisClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import io.redeq.Job;
+import io.redeq.JobState;
 import io.redeq.Redeq;
 import io.redeq.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
- * migrate.lua on a real redis-server: whether one job is due (the usual call, answered
+ * migrate.lua on a real redis-server. Whether one job is due (the usual call, answered
  * from one read of the due set's first two entries) or more than a batch, it moves the
  * due jobs, no more than the batch, and reports the head that remains, from which the
- * migrator plans its next wake-up.
+ * migrator plans its next wake-up. Its hand-off: due jobs go straight IN_FLIGHT for an
+ * offer, no more than its free slots; a second run under the same token (Lettuce sending
+ * the script again after a reconnect) takes nothing more and answers with what the token
+ * holds; and where jobs already wait READY, an offer claims them first (nothing overtakes
+ * them), then the due ones.
  */
 @RedisTest
 class MigrateScriptIntegrationTests {
 
-	private static final int BUCKET = 7;
+	private static final int BATCH_BUCKET = 13;
 
 	private final ScriptFixture fixture;
 
@@ -42,59 +51,168 @@ class MigrateScriptIntegrationTests {
 	}
 
 	@Test
+	void anOfferTakesDueJobsUpToItsSlotsAndTheRestGoReady() {
+		List<String> ids = idsInBucket(3, 3);
+		ids.forEach((id) -> this.producer.client().schedule(Job.builder("mail").id(id).payload(id).build()));
+
+		MigrateResult result = migrate(3, new SlotOffer("mail", 2, 30_000, "inst:x:1", 3));
+
+		assertThat(result.handedOver()).singleElement().satisfies((jobs) -> {
+			assertThat(jobs).extracting(ClaimedJob::id).hasSize(2).isSubsetOf(ids);
+			assertThat(jobs).allSatisfy((job) -> {
+				assertThat(job.attempt()).isEqualTo(1);
+				assertThat(job.token()).isEqualTo("inst:x:1");
+				assertThat(job.payload()).isEqualTo("\"" + job.id() + "\"");
+				assertThat(this.producer.client().find("mail", job.id()).orElseThrow().state())
+					.isEqualTo(JobState.IN_FLIGHT);
+			});
+		});
+		assertThat(result.readyByTopic()).containsEntry("mail", 1);
+		assertThat(this.producer.admin().stats("mail").inFlight()).isEqualTo(2);
+		assertThat(this.producer.admin().stats("mail").ready()).isEqualTo(1);
+	}
+
+	@Test
+	void theSameTokenAgainTakesNothingMoreAndAnswersWithWhatItHolds() {
+		List<String> ids = idsInBucket(5, 3);
+		this.producer.client().schedule(Job.builder("mail").id(ids.get(0)).payload(1).build());
+		MigrateResult first = migrate(5, new SlotOffer("mail", 4, 30_000, "inst:x:2", 3));
+		this.producer.client().schedule(Job.builder("mail").id(ids.get(1)).payload(2).build());
+
+		MigrateResult again = migrate(5, new SlotOffer("mail", 4, 30_000, "inst:x:2", 3));
+
+		assertThat(first.handedOver().get(0)).extracting(ClaimedJob::id).containsExactly(ids.get(0));
+		assertThat(again.handedOver().get(0)).extracting(ClaimedJob::id).containsExactly(ids.get(0));
+		assertThat(again.handedOver().get(0)).extracting(ClaimedJob::attempt).containsExactly(1);
+		assertThat(this.producer.client().find("mail", ids.get(1)).orElseThrow().state()).isEqualTo(JobState.READY);
+	}
+
+	@Test
+	void anOfferBehindJobsWaitingReadyClaimsThemFirstAndThenTheDueOnes() {
+		List<String> ids = idsInBucket(7, 3);
+		Instant now = Instant.now();
+		schedule(ids.get(0), now.minusSeconds(3));
+		migrate(7); // no consumer idle: READY
+		schedule(ids.get(1), now.minusSeconds(2));
+		schedule(ids.get(2), now.minusSeconds(1));
+
+		MigrateResult result = migrate(7, new SlotOffer("mail", 2, 30_000, "inst:x:3", 3));
+
+		assertThat(result.handedOver().get(0)).extracting(ClaimedJob::id).containsExactly(ids.get(0), ids.get(1));
+		assertThat(result.handedOver().get(0)).allSatisfy((job) -> {
+			assertThat(job.attempt()).isEqualTo(1);
+			assertThat(job.token()).isEqualTo("inst:x:3");
+		});
+		assertThat(this.producer.client().find("mail", ids.get(2)).orElseThrow().state()).isEqualTo(JobState.READY);
+		assertThat(result.readyByTopic()).containsExactly(Map.entry("mail", 1));
+		assertThat(this.producer.admin().stats("mail").inFlight()).isEqualTo(2);
+		assertThat(this.producer.admin().stats("mail").ready()).isEqualTo(1);
+	}
+
+	@Test
+	void anOfferThatTakesEveryJobMadeReadyLeavesNoTopicToSignal() {
+		List<String> ids = idsInBucket(9, 2);
+		Instant now = Instant.now();
+		schedule(ids.get(0), now.minusSeconds(2));
+		migrate(9);
+		schedule(ids.get(1), now.minusSeconds(1));
+
+		MigrateResult result = migrate(9, new SlotOffer("mail", 4, 30_000, "inst:x:4", 3));
+
+		assertThat(result.handedOver().get(0)).extracting(ClaimedJob::id).containsExactly(ids.get(0), ids.get(1));
+		assertThat(result.readyByTopic()).isEmpty();
+		assertThat(this.producer.admin().stats("mail").ready()).isZero();
+		assertThat(this.producer.admin().stats("mail").inFlight()).isEqualTo(2);
+	}
+
+	@Test
+	void aJobWaitingReadyWithItsAttemptsUsedUpIsBuriedNotHandedOver() {
+		List<String> ids = idsInBucket(11, 2);
+		Instant now = Instant.now();
+		schedule(ids.get(0), now.minusSeconds(2));
+		MigrateResult first = migrate(11, new SlotOffer("mail", 1, 1, "inst:x:5", 1));
+		assertThat(first.handedOver().get(0)).extracting(ClaimedJob::id).containsExactly(ids.get(0));
+		// Its one-millisecond lease expires: the sweep puts it back READY with its one
+		// attempt used.
+		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(sweep(11).reclaimed()).isEqualTo(1));
+		schedule(ids.get(1), now.minusSeconds(1));
+
+		MigrateResult result = migrate(11, new SlotOffer("mail", 4, 30_000, "inst:x:6", 1));
+
+		assertThat(result.handedOver().get(0)).extracting(ClaimedJob::id).containsExactly(ids.get(1));
+		assertThat(this.producer.client().find("mail", ids.get(0)).orElseThrow().state()).isEqualTo(JobState.DEAD);
+	}
+
+	@Test
 	void movesWhatIsDueUpToTheBatchAndReportsTheHeadLeft() {
-		List<String> ids = this.fixture.idsInBucket("mail", "m", BUCKET, 7);
+		List<String> ids = idsInBucket(BATCH_BUCKET, 7);
 		long now = System.currentTimeMillis();
 		long later = now + 3_600_000;
-		schedule(ids.get(0), now - 3000);
-		schedule(ids.get(1), now - 2000);
-		schedule(ids.get(5), later);
+		schedule(ids.get(0), Instant.ofEpochMilli(now - 3000));
+		schedule(ids.get(1), Instant.ofEpochMilli(now - 2000));
+		schedule(ids.get(5), Instant.ofEpochMilli(later));
 
-		assertThat(migrate(1)).as("two due, batch of one").satisfies((r) -> {
+		assertThat(migrateInBatches(1)).as("two due, batch of one").satisfies((r) -> {
 			assertThat(r.migrated()).isEqualTo(1);
 			assertThat(r.nextDue()).isEqualTo(now - 2000);
 		});
-		assertThat(migrate(100)).as("one due, a later head").satisfies((r) -> {
+		assertThat(migrateInBatches(100)).as("one due, a later head").satisfies((r) -> {
 			assertThat(r.migrated()).isEqualTo(1);
 			assertThat(r.nextDue()).isEqualTo(later);
 		});
-		assertThat(migrate(100)).as("nothing due").satisfies((r) -> {
+		assertThat(migrateInBatches(100)).as("nothing due").satisfies((r) -> {
 			assertThat(r.migrated()).isZero();
 			assertThat(r.nextDue()).isEqualTo(later);
 		});
 
-		schedule(ids.get(2), now - 1000);
-		schedule(ids.get(3), now - 900);
-		schedule(ids.get(4), now - 800);
-		assertThat(migrate(2)).as("three due, batch of two").satisfies((r) -> {
+		schedule(ids.get(2), Instant.ofEpochMilli(now - 1000));
+		schedule(ids.get(3), Instant.ofEpochMilli(now - 900));
+		schedule(ids.get(4), Instant.ofEpochMilli(now - 800));
+		assertThat(migrateInBatches(2)).as("three due, batch of two").satisfies((r) -> {
 			assertThat(r.migrated()).isEqualTo(2);
 			assertThat(r.nextDue()).isEqualTo(now - 800);
 		});
-		assertThat(migrate(100)).as("one due, a later head").satisfies((r) -> {
+		assertThat(migrateInBatches(100)).as("one due, a later head").satisfies((r) -> {
 			assertThat(r.migrated()).isEqualTo(1);
 			assertThat(r.nextDue()).isEqualTo(later);
 		});
-		assertThat(this.producer.admin().stats("mail").ready()).isEqualTo(5);
+		assertThat(ids.subList(0, 5))
+			.allSatisfy((id) -> assertThat(this.producer.client().find("mail", id).orElseThrow().state())
+				.isEqualTo(JobState.READY));
 
 		this.producer.client().cancel("mail", ids.get(5));
-		assertThat(migrate(100)).as("an empty due set").satisfies((r) -> {
+		assertThat(migrateInBatches(100)).as("an empty due set").satisfies((r) -> {
 			assertThat(r.migrated()).isZero();
 			assertThat(r.nextDue()).isEqualTo(-1);
 		});
-		schedule(ids.get(6), now - 100);
-		assertThat(migrate(100)).as("one due and nothing after it").satisfies((r) -> {
+		schedule(ids.get(6), Instant.ofEpochMilli(now - 100));
+		assertThat(migrateInBatches(100)).as("one due and nothing after it").satisfies((r) -> {
 			assertThat(r.migrated()).isEqualTo(1);
 			assertThat(r.nextDue()).isEqualTo(-1);
 		});
 	}
 
-	private void schedule(String id, long dueAt) {
-		this.producer.client()
-			.schedule(Job.builder("mail").id(id).payload(id).dueAt(Instant.ofEpochMilli(dueAt)).build());
+	private void schedule(String id, Instant dueAt) {
+		this.producer.client().schedule(Job.builder("mail").id(id).payload(id).dueAt(dueAt).build());
 	}
 
-	private MigrateResult migrate(int batch) {
-		return this.store.migrate(BUCKET, batch, false, "", 10_000, 0);
+	private MigrateResult migrateInBatches(int batch) {
+		return this.store.migrate(BATCH_BUCKET, batch, false, "", 10_000, 0);
+	}
+
+	private MigrateResult sweep(int bucket) {
+		return this.store.migrate(bucket, 100, true, "", 10_000, 0);
+	}
+
+	private MigrateResult migrate(int bucket, SlotOffer... offers) {
+		List<MigrateResult> results = new ArrayList<>();
+		this.store.migrateDue(new int[] { bucket }, 100, List.of(List.of(offers)), (b, result) -> results.add(result));
+		assertThat(results).hasSize(1);
+		return results.get(0);
+	}
+
+	private List<String> idsInBucket(int bucket, int count) {
+		return this.fixture.idsInBucket("mail", "m-", bucket, count);
 	}
 
 }
