@@ -152,52 +152,37 @@ class MigrateScriptIntegrationTests {
 		schedule(ids.get(1), Instant.ofEpochMilli(now - 2000));
 		schedule(ids.get(5), Instant.ofEpochMilli(later));
 
-		assertThat(migrateInBatches(1)).as("two due, batch of one").satisfies((r) -> {
-			assertThat(r.migrated()).isEqualTo(1);
-			assertThat(r.nextDue()).isEqualTo(now - 2000);
-		});
-		assertThat(migrateInBatches(100)).as("one due, a later head").satisfies((r) -> {
-			assertThat(r.migrated()).isEqualTo(1);
-			assertThat(r.nextDue()).isEqualTo(later);
-		});
-		assertThat(migrateInBatches(100)).as("nothing due").satisfies((r) -> {
-			assertThat(r.migrated()).isZero();
-			assertThat(r.nextDue()).isEqualTo(later);
-		});
+		assertMigrates(1, 1, now - 2000, "two due, batch of one");
+		assertMigrates(100, 1, later, "one due, a later head");
+		assertMigrates(100, 0, later, "nothing due");
 
 		schedule(ids.get(2), Instant.ofEpochMilli(now - 1000));
 		schedule(ids.get(3), Instant.ofEpochMilli(now - 900));
 		schedule(ids.get(4), Instant.ofEpochMilli(now - 800));
-		assertThat(migrateInBatches(2)).as("three due, batch of two").satisfies((r) -> {
-			assertThat(r.migrated()).isEqualTo(2);
-			assertThat(r.nextDue()).isEqualTo(now - 800);
-		});
-		assertThat(migrateInBatches(100)).as("one due, a later head").satisfies((r) -> {
-			assertThat(r.migrated()).isEqualTo(1);
-			assertThat(r.nextDue()).isEqualTo(later);
-		});
+		assertMigrates(2, 2, now - 800, "three due, batch of two");
+		assertMigrates(100, 1, later, "one due, a later head");
 		assertThat(ids.subList(0, 5))
 			.allSatisfy((id) -> assertThat(this.producer.client().find("mail", id).orElseThrow().state())
 				.isEqualTo(JobState.READY));
 
 		this.producer.client().cancel("mail", ids.get(5));
-		assertThat(migrateInBatches(100)).as("an empty due set").satisfies((r) -> {
-			assertThat(r.migrated()).isZero();
-			assertThat(r.nextDue()).isEqualTo(-1);
-		});
+		assertMigrates(100, 0, -1, "an empty due set");
 		schedule(ids.get(6), Instant.ofEpochMilli(now - 100));
-		assertThat(migrateInBatches(100)).as("one due and nothing after it").satisfies((r) -> {
-			assertThat(r.migrated()).isEqualTo(1);
-			assertThat(r.nextDue()).isEqualTo(-1);
-		});
+		assertMigrates(100, 1, -1, "one due and nothing after it");
 	}
 
 	private void schedule(String id, Instant dueAt) {
 		this.producer.client().schedule(Job.builder("mail").id(id).payload(id).dueAt(dueAt).build());
 	}
 
-	private MigrateResult migrateInBatches(int batch) {
-		return this.store.migrate(BATCH_BUCKET, batch, false, "", 10_000, 0);
+	/**
+	 * Migrates the batch bucket once, in batches of {@code batch}, and checks how many
+	 * jobs moved and the due time of the head left.
+	 */
+	private void assertMigrates(int batch, int moved, long nextDue, String what) {
+		MigrateResult result = this.store.migrate(BATCH_BUCKET, batch, false, "", 10_000, 0);
+		assertThat(result.migrated()).as(what + ": jobs moved").isEqualTo(moved);
+		assertThat(result.nextDue()).as(what + ": the head left").isEqualTo(nextDue);
 	}
 
 	private MigrateResult sweep(int bucket) {
