@@ -146,7 +146,7 @@ public final class Redeq implements AutoCloseable {
 		this.options = options;
 		this.instanceId = builder.instanceId();
 		this.connections = new RedisConnections(builder.client);
-		ScriptRunner scripts = new ScriptRunner(this.connections, options.commandTimeout());
+		ScriptRunner scripts = new ScriptRunner(this.connections, options.commandTimeout(), !options.proxyMode());
 		KeySpace keys = new KeySpace(options.prefix(), options.buckets());
 		this.store = new RedisJobStore(keys, scripts, options.proxyMode());
 		this.queries = new JobQueries(keys, scripts);

@@ -44,8 +44,11 @@ class AclIntegrationTests {
 	 */
 	static final String KEYS = "resetkeys ~shop:* ~{shop:* resetchannels &shop:*";
 
-	/** Every command redeq sends, and every command its scripts call. */
-	static final String COMMANDS = "-@all +hello +auth +ping +evalsha +eval +time +wait +hget +hgetall +hset +hsetnx +hmget +hkeys "
+	/**
+	 * Every command redeq sends, and every command its scripts call: with
+	 * {@code +fcall +function|load} its hot path runs as functions of its library.
+	 */
+	static final String COMMANDS = "-@all +hello +auth +ping +evalsha +eval +fcall +function|load +time +wait +hget +hgetall +hset +hsetnx +hmget +hkeys "
 			+ "+hscan +hlen +hdel +hexists +hincrby +zadd +zrem +zrange +zrangebyscore +zrevrange "
 			+ "+zremrangebyscore +zremrangebyrank +zpopmin +zscore +zmscore +zcard +set +get +del +exists +pexpire +rpush "
 			+ "+lpop +blpop +ltrim +publish +subscribe +unsubscribe";
@@ -68,7 +71,8 @@ class AclIntegrationTests {
 		// patterns.
 		acl("SETUSER no-buckets reset on >other-secret resetkeys ~shop:* resetchannels &shop:* " + COMMANDS);
 		// The keys, but no scripts.
-		acl("SETUSER no-scripts reset on >third-secret " + KEYS + " " + COMMANDS.replace("+evalsha +eval ", ""));
+		acl("SETUSER no-scripts reset on >third-secret " + KEYS + " "
+				+ COMMANDS.replace("+evalsha +eval +fcall +function|load ", ""));
 		try (StatefulRedisConnection<String, String> connection = this.admin.connect()) {
 			connection.sync().aclLogReset();
 		}

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.lettuce.core.FlushMode;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 import io.redeq.redis.KeySpace;
 import io.redeq.redis.RedisConnections;
 import io.redeq.redis.RedisJobStore;
+import io.redeq.redis.ScheduleRequest;
 import io.redeq.redis.ScriptRunner;
 import io.redeq.test.RedisCluster;
 import io.redeq.test.RedisServer;
@@ -47,7 +49,7 @@ import static org.awaitility.Awaitility.await;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterIntegrationTests {
 
-	private static final Pattern CALLS = Pattern.compile("cmdstat_(evalsha|eval):calls=(\\d+)");
+	private static final Pattern CALLS = Pattern.compile("cmdstat_(evalsha|eval|fcall):calls=(\\d+)");
 
 	private static RedisCluster cluster;
 
@@ -182,8 +184,61 @@ class ClusterIntegrationTests {
 		}
 	}
 
+	/**
+	 * The function library goes to every master, each bucket's scripts run as its
+	 * functions on the master that holds the bucket, and a master that lost the library
+	 * (restarted without persistence) answers every call and gets it back.
+	 */
 	@Test
 	@Order(3)
+	void theFunctionLibraryServesEveryBucketOnEveryMaster() {
+		KeySpace keys = new KeySpace("functions", 16);
+		List<RedisServer> masters = cluster.masters();
+		try (RedisConnections connections = new RedisConnections(client)) {
+			ScriptRunner runner = new ScriptRunner(connections, Duration.ofSeconds(5));
+			RedisJobStore store = new RedisJobStore(keys, runner);
+			scheduleInEveryBucket(store, "a");
+			await().atMost(Duration.ofSeconds(10)).until(runner::callsFunctions);
+			assertThat(masters).allSatisfy((master) -> assertThat(redeqLibraries(master)).hasSize(1));
+			masters.forEach((master) -> onNode(master, RedisCommands::configResetstat));
+
+			scheduleInEveryBucket(store, "b");
+			assertThat(masters).allSatisfy((master) -> assertThat(callsOn(master, "fcall")).isGreaterThan(0));
+
+			RedisServer forgetful = masters.get(1);
+			onNode(forgetful, (redis) -> redis.functionFlush(FlushMode.SYNC));
+			scheduleInEveryBucket(store, "c");
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> runner.callsFunctions() && redeqLibraries(forgetful).size() == 1);
+			scheduleInEveryBucket(store, "d");
+		}
+		try (Redeq redeq = Redeq.builder(client).prefix("functions").buckets(16).migratorEnabled(false).build()) {
+			assertThat(redeq.admin().stats("t")).as("4 jobs in each bucket")
+				.isEqualTo(new TopicStats("t", 64, 0, 0, 0));
+		}
+	}
+
+	private static void scheduleInEveryBucket(RedisJobStore store, String id) {
+		for (int b = 0; b < 16; b++) {
+			ScheduleRequest request = new ScheduleRequest(KeySpace.jobKey("t", id + b), "1", false, 3_600_000,
+					Duplicate.REPLACE);
+			store.scripts().await(store.schedule(b, 0, List.of(request)), "schedule");
+		}
+	}
+
+	private static List<Map<String, Object>> redeqLibraries(RedisServer master) {
+		return onNode(master, (redis) -> redis.functionList("redeq_*"));
+	}
+
+	private static long callsOn(RedisServer master, String command) {
+		return onNode(master, (redis) -> {
+			Matcher calls = Pattern.compile("cmdstat_" + command + ":calls=(\\d+)").matcher(redis.info("commandstats"));
+			return calls.find() ? Long.parseLong(calls.group(1)) : 0;
+		});
+	}
+
+	@Test
+	@Order(4)
 	void everyOperationWorksOnTheCluster() {
 		Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
 		AtomicBoolean healed = new AtomicBoolean();
@@ -249,7 +304,7 @@ class ClusterIntegrationTests {
 	}
 
 	@Test
-	@Order(4)
+	@Order(5)
 	void masterFailoverLosesNoJobAcknowledgedByAReplica() throws Exception {
 		Set<String> acknowledged = ConcurrentHashMap.newKeySet();
 		Map<String, AtomicInteger> delivered = new ConcurrentHashMap<>();

@@ -243,8 +243,8 @@ class ProxyModeIntegrationTests {
 		 * Commands whose every key argument is a key (Lettuce also marks hash fields as
 		 * keys, so for the others only the first one is).
 		 */
-		private static final Set<String> ALL_KEYS = Set.of("EVALSHA", "EVAL", "EXISTS", "DEL", "UNLINK", "MGET",
-				"TOUCH");
+		private static final Set<String> ALL_KEYS = Set.of("EVALSHA", "EVAL", "FCALL", "EXISTS", "DEL", "UNLINK",
+				"MGET", "TOUCH");
 
 		private final List<String> spanningSlots = new CopyOnWriteArrayList<>();
 

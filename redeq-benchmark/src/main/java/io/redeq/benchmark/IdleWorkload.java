@@ -40,7 +40,7 @@ final class IdleWorkload {
 				Map<String, long[]> delta = after.stats().since(before.stats());
 				long all = delta.values().stream().mapToLong((v) -> v[0]).sum();
 				long scripts = delta.getOrDefault("evalsha", new long[2])[0]
-						+ delta.getOrDefault("eval", new long[2])[0];
+						+ delta.getOrDefault("eval", new long[2])[0] + delta.getOrDefault("fcall", new long[2])[0];
 				this.harness.line(
 						"RESULT workload=W5 system=redeq listeners=%d seconds=%.1f commands_per_s=%.1f toplevel_per_s=%.1f scripts_per_s=%.1f redis_cpu_ms_per_s=%.2f",
 						LISTENERS, seconds, all / seconds, topLevel / seconds, scripts / seconds,

@@ -142,6 +142,12 @@ final class RedisProbe implements AutoCloseable {
 			if (command.equals("evalsha") && args.size() > 1) {
 				name = "script:" + names.getOrDefault(String.valueOf(args.get(1)), String.valueOf(args.get(1)));
 			}
+			else if (command.equals("fcall") && args.size() > 1) {
+				// redeq_<library digest>_<script>: the script, as a function of the
+				// library
+				String function = String.valueOf(args.get(1));
+				name = "function:" + function.substring(function.indexOf('_', "redeq_".length()) + 1);
+			}
 			long[] total = totals.computeIfAbsent(name, (n) -> new long[2]);
 			total[0]++;
 			total[1] += micros;

@@ -34,6 +34,12 @@ record LuaScript(String name, String source, String sha, ScriptOutputType output
 	private static final List<String> LIBRARIES = List.of("settings", "attempts", "counts", "layout", "state", "bury",
 			"removal", "undeclared", "requests", "recurring", "delivery", "claiming");
 
+	/**
+	 * Sets a call's keys, topics and counter changes (see prelude.lua) before a job
+	 * script's body runs.
+	 */
+	static final String BEGIN_CALL = "begin_call(KEYS, ARGV[1])\n";
+
 	private static final Pattern DEFINED_FUNCTION = Pattern.compile("^local function (\\w+)\\(", Pattern.MULTILINE);
 
 	/**
@@ -42,7 +48,7 @@ record LuaScript(String name, String source, String sha, ScriptOutputType output
 	 */
 	static LuaScript job(String name, ScriptOutputType output) {
 		String body = read(name);
-		return of(name, read("prelude") + "\n" + librariesFor(body) + body, output);
+		return of(name, read("prelude") + "\n" + librariesFor(body) + BEGIN_CALL + body, output);
 	}
 
 	/**
@@ -82,7 +88,7 @@ record LuaScript(String name, String source, String sha, ScriptOutputType output
 		return new LuaScript(name, source, sha1(source), output);
 	}
 
-	private static String read(String name) {
+	static String read(String name) {
 		try (InputStream in = LuaScript.class.getResourceAsStream(LOCATION + name + ".lua")) {
 			if (in == null) {
 				throw new IllegalStateException("redeq script " + name + ".lua is missing from the classpath");
@@ -94,7 +100,7 @@ record LuaScript(String name, String source, String sha, ScriptOutputType output
 		}
 	}
 
-	private static String sha1(String source) {
+	static String sha1(String source) {
 		try {
 			MessageDigest digest = MessageDigest.getInstance("SHA-1");
 			return HexFormat.of().formatHex(digest.digest(source.getBytes(StandardCharsets.UTF_8)));

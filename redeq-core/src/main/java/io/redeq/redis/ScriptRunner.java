@@ -22,9 +22,11 @@ import io.redeq.RedeqException;
 import io.redeq.RedeqUnavailableException;
 
 /**
- * Runs scripts by digest and falls back to sending the source when Redis does not know it
- * (after a restart or failover its script cache is empty), and waits for replies with a
- * bounded timeout so that no caller ever hangs on an unreachable Redis.
+ * Runs scripts: the hot path's as functions of redeq's library where Redis has it (see
+ * {@link FunctionCalls}), the others by digest, falling back to sending the source when
+ * Redis does not know it (after a restart or failover its script cache is empty); and
+ * waits for replies with a bounded timeout so that no caller ever hangs on an unreachable
+ * Redis.
  */
 public final class ScriptRunner {
 
@@ -34,9 +36,24 @@ public final class ScriptRunner {
 
 	private final Duration timeout;
 
+	private final FunctionCalls functions;
+
 	public ScriptRunner(RedisConnections connections, Duration timeout) {
+		this(connections, timeout, true);
+	}
+
+	/**
+	 * A runner on the given connections.
+	 * @param connections the connections to run scripts on
+	 * @param timeout how long a caller waits for a reply
+	 * @param functions whether to load and call redeq's function library where Redis
+	 * allows it; off through a proxy, which routes commands by key and may not know
+	 * {@code FUNCTION LOAD}
+	 */
+	public ScriptRunner(RedisConnections connections, Duration timeout, boolean functions) {
 		this.connections = connections;
 		this.timeout = timeout;
+		this.functions = new FunctionCalls(Scripts.LIBRARY, connections, functions);
 	}
 
 	public RedisConnections connections() {
@@ -45,6 +62,18 @@ public final class ScriptRunner {
 
 	public Duration timeout() {
 		return this.timeout;
+	}
+
+	/**
+	 * Whether the hot path's scripts run as functions of redeq's library now, rather than
+	 * by {@code EVALSHA}.
+	 */
+	public boolean callsFunctions() {
+		return this.functions.loaded();
+	}
+
+	FunctionCalls functions() {
+		return this.functions;
 	}
 
 	/**
@@ -85,6 +114,41 @@ public final class ScriptRunner {
 	}
 
 	private <T> void send(LuaScript script, String[] keys, String[] args, CompletableFuture<T> result) {
+		String function = this.functions.functionFor(script);
+		if (function == null) {
+			sendScript(script, keys, args, result);
+			return;
+		}
+		RedisFuture<T> called = this.connections.commands().fcall(function, script.output(), keys, args);
+		cancelWith(result, called);
+		called.whenComplete((value, ex) -> {
+			if (ex == null) {
+				result.complete(value);
+			}
+			else if (this.functions.refusedBeforeRunning(ex)) {
+				if (!result.isDone()) {
+					sendScriptSafely(script, keys, args, result);
+				}
+			}
+			else if (isTryAgain(ex)) {
+				sendLater(script, keys, args, result);
+			}
+			else {
+				result.completeExceptionally(ex);
+			}
+		});
+	}
+
+	private <T> void sendScriptSafely(LuaScript script, String[] keys, String[] args, CompletableFuture<T> result) {
+		try {
+			sendScript(script, keys, args, result);
+		}
+		catch (RuntimeException ex) {
+			result.completeExceptionally(ex);
+		}
+	}
+
+	private <T> void sendScript(LuaScript script, String[] keys, String[] args, CompletableFuture<T> result) {
 		RedisClusterAsyncCommands<String, String> commands = this.connections.commands();
 		RedisFuture<T> bySha = commands.evalsha(script.sha(), script.output(), keys, args);
 		cancelWith(result, bySha);

@@ -41,7 +41,8 @@ class LuaScriptTests {
 
 	@Test
 	void aScriptGetsOnlyTheHelpersItCalls() {
-		assertThat(helpersOf(Scripts.UNLOCK.source())).containsOnly("now_ms", "topic_of", "ready_key", "dead_key");
+		assertThat(helpersOf(Scripts.UNLOCK.source())).containsOnly("begin_call", "now_ms", "topic_of", "ready_key",
+				"dead_key");
 		assertThat(helpersOf(Scripts.CLAIM.source())).contains("parse_attempt", "count", "bury", "zadd_all")
 			.doesNotContain("state_of", "refuse_other_layout", "undeclared");
 		// bury() calls count(): a script that only buries still gets the counters

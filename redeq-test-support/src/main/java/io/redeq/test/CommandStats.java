@@ -48,10 +48,11 @@ public final class CommandStats {
 	}
 
 	/**
-	 * Script calls ({@code EVAL} and {@code EVALSHA}): every redeq read and write is one.
+	 * Script calls ({@code EVAL}, {@code EVALSHA} and {@code FCALL} of redeq's function
+	 * library): every redeq read and write is one.
 	 */
 	public static long scriptCalls(RedisClient client) {
-		return calls(client, (name) -> name.startsWith("eval"));
+		return calls(client, (name) -> name.startsWith("eval") || name.equals("fcall"));
 	}
 
 }

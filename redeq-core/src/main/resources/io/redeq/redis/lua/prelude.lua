@@ -38,20 +38,26 @@
 -- its new index as well as its old one, never in none.
 -- jobKey is "<topic>:<id>"; topics cannot contain ':' or ',' so the topic is everything before the
 -- first ':'. Times are integer ms on the Redis clock, 0 <= t <= MAX_TIME (< 2^53, exact in Lua).
-local K_PAYLOAD, K_ATTEMPT, K_DUE, K_LEASE, K_DIED, K_ERROR, K_COUNT, K_LOCK =
-  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8]
-
 local MAX_TIME = 253402300799999 -- 9999-12-31T23:59:59.999Z
 
--- topic -> index in KEYS of its ready key (its dead key follows). Read with plain find, as
--- every script call runs this: string.gmatch and a table per topic cost more than the rest
--- of the prelude together.
-local TOPIC_KEYS = {}
-do
-  local list, from, at = ARGV[1], 1, 9
+-- A call's own state, set by begin_call before the script's body runs: the bucket's keys, the
+-- index in KEYS of each declared topic's ready key (its dead key follows), and the counter
+-- changes of lib/counts.lua. A script sent with EVALSHA defines everything anew at each call;
+-- the function library (see io.redeq.redis.FunctionLibrary) defines the helpers once and calls
+-- begin_call at each call, so nothing here may outlive a call.
+local K_PAYLOAD, K_ATTEMPT, K_DUE, K_LEASE, K_DIED, K_ERROR, K_COUNT, K_LOCK
+local TOPIC_KEYS, deltas
+
+-- Topics are read with plain find: string.gmatch and a table per topic cost more than the
+-- rest of the prelude together.
+local function begin_call(keys, topics)
+  K_PAYLOAD, K_ATTEMPT, K_DUE, K_LEASE, K_DIED, K_ERROR, K_COUNT, K_LOCK =
+    keys[1], keys[2], keys[3], keys[4], keys[5], keys[6], keys[7], keys[8]
+  TOPIC_KEYS, deltas = {}, {}
+  local from, at = 1, 9
   while true do
-    local comma = string.find(list, ',', from, true)
-    local topic = string.sub(list, from, (comma or 0) - 1)
+    local comma = string.find(topics, ',', from, true)
+    local topic = string.sub(topics, from, (comma or 0) - 1)
     if topic ~= '' then
       TOPIC_KEYS[topic] = at
       at = at + 2

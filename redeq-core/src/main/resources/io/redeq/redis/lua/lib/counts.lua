@@ -1,5 +1,5 @@
--- Per-topic counter changes, applied once at the end of a script (one HINCRBY per field).
-local deltas = {}
+-- Per-topic counter changes (the call's deltas, see prelude.lua), applied once at the end of a
+-- script (one HINCRBY per field).
 local function count(field, delta)
   deltas[field] = (deltas[field] or 0) + delta
 end

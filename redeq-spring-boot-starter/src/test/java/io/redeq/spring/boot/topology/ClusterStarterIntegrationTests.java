@@ -115,7 +115,7 @@ class ClusterStarterIntegrationTests {
 	 * docs/cluster-and-sentinel.md.
 	 */
 	static final String CLUSTER_USER = "resetkeys ~acl:* ~{acl:* resetchannels &acl:* -@all +hello +auth +ping "
-			+ "+evalsha +eval +time +wait +hget +hgetall +hset +hsetnx +hmget +hkeys +hscan +hlen +hdel +hexists "
+			+ "+evalsha +eval +fcall +function|load +time +wait +hget +hgetall +hset +hsetnx +hmget +hkeys +hscan +hlen +hdel +hexists "
 			+ "+hincrby +zadd +zrem +zrange +zrangebyscore +zrevrange +zremrangebyscore +zremrangebyrank +zpopmin "
 			+ "+zscore +zmscore +zcard +set +get +del +exists +pexpire +rpush +lpop +blpop +ltrim +publish +subscribe "
 			+ "+unsubscribe +cluster|nodes +cluster|myid +client|setname +info +readonly +config|get";
