@@ -206,6 +206,27 @@ class FunctionLibraryIntegrationTests {
 		assertThat(hash(this.keys.countKey(BUCKET), "fn")).as("pending count").isEqualTo("2");
 	}
 
+	/**
+	 * A command refused inside a function fails the call after the function's earlier
+	 * writes: that call is not sent again by EVALSHA, which would run it twice.
+	 */
+	@Test
+	void aCommandRefusedInsideAFunctionFailsTheCallWithoutRunningItAgain() {
+		acl("SETUSER no-zadd reset on >zadd-secret ~* &* +@all -zadd");
+		ScriptRunner runner = runnerOn(clientAs("no-zadd", "zadd-secret"));
+		RedisJobStore store = new RedisJobStore(this.keys, runner);
+		assertThatThrownBy(() -> scheduleNow(store, "a")).hasMessageContaining("can't run this command");
+		await().atMost(Duration.ofSeconds(10)).until(runner::callsFunctions);
+		long scriptCalls = calls("evalsha") + calls("eval");
+		long functionCalls = calls("fcall");
+
+		assertThatThrownBy(() -> scheduleNow(store, "b")).hasMessageContaining("can't run this command")
+			.hasMessageContaining("@user_function");
+		assertThat(calls("fcall") - functionCalls).isEqualTo(1);
+		assertThat(calls("evalsha") + calls("eval")).as("sent again by EVALSHA").isEqualTo(scriptCalls);
+		assertThat(runner.callsFunctions()).as("still calls its functions").isTrue();
+	}
+
 	private ScriptRunner runnerOn(RedisClient client) {
 		this.connections = new RedisConnections(client);
 		return new ScriptRunner(this.connections, Duration.ofSeconds(10));
