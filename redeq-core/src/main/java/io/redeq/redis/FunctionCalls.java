@@ -70,8 +70,9 @@ final class FunctionCalls {
 	/**
 	 * Whether Redis refused a function call before running it, so that the script may be
 	 * sent by {@code EVALSHA} instead without running twice. Only the call itself can
-	 * fail this way: a command inside a function cannot call a function, and a refused
-	 * command inside one names that command, not {@code fcall}.
+	 * fail this way: a function cannot call a function, and a command refused inside one
+	 * fails it with Redis's script error ("The user executing the script can't run this
+	 * command ..."), which neither starts with {@code NOPERM} nor names {@code fcall}.
 	 */
 	boolean refusedBeforeRunning(Throwable failure) {
 		String message = messageOf(failure);
