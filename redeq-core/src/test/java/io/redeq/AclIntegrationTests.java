@@ -9,19 +9,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.output.StatusOutput;
-import io.lettuce.core.protocol.CommandArgs;
-import io.lettuce.core.protocol.CommandType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import io.redeq.test.AclUsers;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
 
@@ -84,20 +80,11 @@ class AclIntegrationTests {
 	}
 
 	private void acl(String rules) {
-		try (StatefulRedisConnection<String, String> connection = this.admin.connect()) {
-			CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8);
-			for (String rule : rules.split(" ")) {
-				args.add(rule);
-			}
-			assertThat(connection.sync().dispatch(CommandType.ACL, new StatusOutput<>(StringCodec.UTF8), args))
-				.isEqualTo("OK");
-		}
+		AclUsers.acl(this.admin, rules);
 	}
 
 	private RedisClient clientAs(String user, String password) {
-		RedisClient client = RedisClient.create(RedisURI.Builder.redis(this.server.host(), this.server.port())
-			.withAuthentication(user, password)
-			.build());
+		RedisClient client = RedisClient.create(AclUsers.uriAs(this.server, user, password));
 		this.clients.add(client);
 		return client;
 	}

@@ -16,21 +16,18 @@ import java.util.regex.Pattern;
 
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.SlotHash;
-import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.event.command.CommandListener;
 import io.lettuce.core.event.command.CommandStartedEvent;
-import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.CommandArgs;
-import io.lettuce.core.protocol.CommandType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.redeq.test.AclUsers;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
 
@@ -211,23 +208,14 @@ class ProxyModeIntegrationTests {
 	}
 
 	private RedisClient clientAs(String user, String password) {
-		RedisClient client = RedisClient.create(RedisURI.Builder.redis(this.server.host(), this.server.port())
-			.withAuthentication(user, password)
-			.build());
+		RedisClient client = RedisClient.create(AclUsers.uriAs(this.server, user, password));
 		client.addListener(this.slots);
 		this.clients.add(client);
 		return client;
 	}
 
 	private void acl(String rules) {
-		try (StatefulRedisConnection<String, String> connection = this.admin.connect()) {
-			CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8);
-			for (String rule : rules.split(" ")) {
-				args.add(rule);
-			}
-			assertThat(connection.sync().dispatch(CommandType.ACL, new StatusOutput<>(StringCodec.UTF8), args))
-				.isEqualTo("OK");
-		}
+		AclUsers.acl(this.admin, rules);
 	}
 
 	/**

@@ -1,8 +1,6 @@
 package io.redeq.redis;
 
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -119,7 +117,7 @@ final class FunctionCalls {
 			logger.debug("Loaded redeq's function library {}", this.library.name());
 			this.state.compareAndSet(State.LOADING, State.LOADED);
 		}
-		else if (unwrap(failure) instanceof RedisCommandExecutionException) {
+		else if (ScriptRunner.unwrap(failure) instanceof RedisCommandExecutionException) {
 			giveUp("Redis refused FUNCTION LOAD (" + messageOf(failure) + ")");
 		}
 		else {
@@ -138,17 +136,8 @@ final class FunctionCalls {
 	}
 
 	private static String messageOf(Throwable failure) {
-		String message = unwrap(failure).getMessage();
+		String message = ScriptRunner.unwrap(failure).getMessage();
 		return (message != null) ? message : "";
-	}
-
-	private static Throwable unwrap(Throwable ex) {
-		Throwable current = ex;
-		while ((current instanceof CompletionException || current instanceof ExecutionException)
-				&& current.getCause() != null) {
-			current = current.getCause();
-		}
-		return current;
 	}
 
 }

@@ -280,7 +280,7 @@ public final class ScriptRunner {
 		return new RedeqException("Unexpected failure during " + operation + ": " + cause, cause);
 	}
 
-	private static Throwable unwrap(Throwable ex) {
+	static Throwable unwrap(Throwable ex) {
 		Throwable current = ex;
 		while ((current instanceof CompletionException || current instanceof ExecutionException)
 				&& current.getCause() != null) {

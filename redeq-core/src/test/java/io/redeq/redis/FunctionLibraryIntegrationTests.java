@@ -13,14 +13,9 @@ import java.util.function.Function;
 import io.lettuce.core.FlushMode;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.codec.StringCodec;
-import io.lettuce.core.output.StatusOutput;
-import io.lettuce.core.protocol.CommandArgs;
-import io.lettuce.core.protocol.CommandType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,6 +25,7 @@ import io.redeq.Job;
 import io.redeq.Redeq;
 import io.redeq.SubscriptionOptions;
 import io.redeq.TopicStats;
+import io.redeq.test.AclUsers;
 import io.redeq.test.CommandStats;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
@@ -264,19 +260,11 @@ class FunctionLibraryIntegrationTests {
 	}
 
 	private void acl(String rules) {
-		redis((redis) -> {
-			CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8);
-			for (String rule : rules.split(" ")) {
-				args.add(rule);
-			}
-			return redis.dispatch(CommandType.ACL, new StatusOutput<>(StringCodec.UTF8), args);
-		});
+		AclUsers.acl(this.lettuce, rules);
 	}
 
 	private RedisClient clientAs(String user, String password) {
-		RedisClient client = RedisClient.create(RedisURI.Builder.redis(this.server.host(), this.server.port())
-			.withAuthentication(user, password)
-			.build());
+		RedisClient client = RedisClient.create(AclUsers.uriAs(this.server, user, password));
 		this.clients.add(client);
 		return client;
 	}
