@@ -203,6 +203,36 @@ class FunctionLibraryIntegrationTests {
 	}
 
 	/**
+	 * When Redis is out of memory, schedule is refused before it runs, while migrate and
+	 * complete still run: due jobs reach consumers and finished jobs free their memory.
+	 */
+	@Test
+	void outOfMemoryRedisRefusesNewJobsButStillMovesAndCompletesThem() {
+		ScriptRunner runner = runnerOn(this.lettuce);
+		RedisJobStore store = new RedisJobStore(this.keys, runner);
+		scheduleNow(store, "running");
+		await().atMost(Duration.ofSeconds(10)).until(runner::callsFunctions);
+		store.migrate(BUCKET, 100, false, "", 10_000, 0);
+		ClaimedJob running = store.scripts()
+			.await(store.claim(BUCKET, "fn", 1, 30_000, "inst:c:oom", 3), "claim")
+			.jobs()
+			.get(0);
+		scheduleNow(store, "due");
+		redis((redis) -> redis.configSet("maxmemory", "1"));
+		try {
+			assertThatThrownBy(() -> scheduleNow(store, "refused")).hasMessageContaining("OOM");
+			assertThat(store.migrate(BUCKET, 100, false, "", 10_000, 0).migrated()).as("due job moved").isEqualTo(1);
+			assertThat(store.scripts().await(store.completeAll(BUCKET, List.of(running)), "complete"))
+				.containsExactly(true);
+		}
+		finally {
+			redis((redis) -> redis.configSet("maxmemory", "0"));
+		}
+		assertThat(hash(this.keys.countKey(BUCKET), "fn")).as("pending count: the due job").isEqualTo("1");
+		assertThat(runner.callsFunctions()).isTrue();
+	}
+
+	/**
 	 * A command refused inside a function fails the call after the function's earlier
 	 * writes: that call is not sent again by EVALSHA, which would run it twice.
 	 */
