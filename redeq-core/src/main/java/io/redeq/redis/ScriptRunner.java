@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
@@ -120,53 +121,42 @@ public final class ScriptRunner {
 			return;
 		}
 		RedisFuture<T> called = this.connections.commands().fcall(function, script.output(), keys, args);
-		cancelWith(result, called);
-		called.whenComplete((value, ex) -> {
-			if (ex == null) {
-				result.complete(value);
-			}
-			else if (this.functions.refusedBeforeRunning(ex)) {
-				if (!result.isDone()) {
-					sendScriptSafely(script, keys, args, result);
-				}
-			}
-			else if (isTryAgain(ex)) {
-				sendLater(script, keys, args, result);
-			}
-			else {
-				result.completeExceptionally(ex);
-			}
-		});
+		settle(called, result, script, keys, args, this.functions::refusedBeforeRunning,
+				() -> sendScript(script, keys, args, result));
 	}
 
-	private <T> void sendScriptSafely(LuaScript script, String[] keys, String[] args, CompletableFuture<T> result) {
-		try {
-			sendScript(script, keys, args, result);
-		}
-		catch (RuntimeException ex) {
-			result.completeExceptionally(ex);
-		}
-	}
-
+	/** By digest, and by source when Redis does not know the digest. */
 	private <T> void sendScript(LuaScript script, String[] keys, String[] args, CompletableFuture<T> result) {
 		RedisClusterAsyncCommands<String, String> commands = this.connections.commands();
 		RedisFuture<T> bySha = commands.evalsha(script.sha(), script.output(), keys, args);
-		cancelWith(result, bySha);
-		bySha.whenComplete((value, ex) -> {
+		settle(bySha, result, script, keys, args, ScriptRunner::isNoScript, () -> {
+			RedisFuture<T> bySource = commands.eval(script.source(), script.output(), keys, args);
+			settle(bySource, result, script, keys, args, (ex) -> false, () -> {
+			});
+		});
+	}
+
+	/**
+	 * Completes {@code result} with a command's reply. A failure {@code refused} accepts
+	 * (Redis refused the command before running it) is answered by {@code instead}, a
+	 * TRYAGAIN by sending the script again a moment later.
+	 */
+	private <T> void settle(RedisFuture<T> command, CompletableFuture<T> result, LuaScript script, String[] keys,
+			String[] args, Predicate<Throwable> refused, Runnable instead) {
+		cancelWith(result, command);
+		command.whenComplete((value, ex) -> {
 			if (ex == null) {
 				result.complete(value);
 			}
-			else if (isNoScript(ex) && !result.isDone()) {
-				RedisFuture<T> bySource = commands.eval(script.source(), script.output(), keys, args);
-				cancelWith(result, bySource);
-				bySource.whenComplete((retried, failure) -> {
-					if (failure != null && isTryAgain(failure)) {
-						sendLater(script, keys, args, result);
+			else if (refused.test(ex)) {
+				if (!result.isDone()) {
+					try {
+						instead.run();
 					}
-					else {
-						complete(result, retried, failure);
+					catch (RuntimeException failure) {
+						result.completeExceptionally(failure);
 					}
-				});
+				}
 			}
 			else if (isTryAgain(ex)) {
 				sendLater(script, keys, args, result);
@@ -195,15 +185,6 @@ public final class ScriptRunner {
 				command.cancel(false);
 			}
 		});
-	}
-
-	private static <T> void complete(CompletableFuture<T> result, T value, Throwable ex) {
-		if (ex == null) {
-			result.complete(value);
-		}
-		else {
-			result.completeExceptionally(ex);
-		}
 	}
 
 	<T> T run(LuaScript script, String[] keys, String... args) {

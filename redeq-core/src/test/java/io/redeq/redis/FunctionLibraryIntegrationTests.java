@@ -100,10 +100,8 @@ class FunctionLibraryIntegrationTests {
 
 	@Test
 	void aServerThatLostTheLibraryStillAnswersEveryCallAndGetsItBack() {
-		ScriptRunner runner = runnerOn(this.lettuce);
-		RedisJobStore store = new RedisJobStore(this.keys, runner);
-		scheduleNow(store, "before");
-		await().atMost(Duration.ofSeconds(10)).until(runner::callsFunctions);
+		RedisJobStore store = storeWithTheLibraryLoaded(this.lettuce, "before");
+		ScriptRunner runner = store.scripts();
 
 		// As after a restart without persistence, or an operator's FUNCTION FLUSH.
 		redis((redis) -> redis.functionFlush(FlushMode.SYNC));
@@ -123,10 +121,7 @@ class FunctionLibraryIntegrationTests {
 	 */
 	@Test
 	void aFunctionCallStartsWithNothingLeftOfAFailedCall() {
-		ScriptRunner runner = runnerOn(this.lettuce);
-		RedisJobStore store = new RedisJobStore(this.keys, runner);
-		scheduleNow(store, "done");
-		await().atMost(Duration.ofSeconds(10)).until(runner::callsFunctions);
+		RedisJobStore store = storeWithTheLibraryLoaded(this.lettuce, "done");
 		store.migrate(BUCKET, 100, false, "", 10_000, 0);
 		ClaimedJob job = store.scripts()
 			.await(store.claim(BUCKET, "fn", 1, 30_000, "inst:c:2", 3), "claim")
@@ -191,10 +186,8 @@ class FunctionLibraryIntegrationTests {
 	@Test
 	void withoutFcallInItsAclTheCallsTheLibraryRefusesGoByEvalsha() {
 		acl("SETUSER no-fcall reset on >fcall-secret ~* &* +@all -fcall");
-		ScriptRunner runner = runnerOn(clientAs("no-fcall", "fcall-secret"));
-		RedisJobStore store = new RedisJobStore(this.keys, runner);
-		scheduleNow(store, "a");
-		await().atMost(Duration.ofSeconds(10)).until(runner::callsFunctions);
+		RedisJobStore store = storeWithTheLibraryLoaded(clientAs("no-fcall", "fcall-secret"), "a");
+		ScriptRunner runner = store.scripts();
 
 		assertThat(scheduleNow(store, "b")).as("the call FCALL was refused for").isNotEmpty();
 		assertThat(runner.functions().gaveUp()).isTrue();
@@ -208,10 +201,8 @@ class FunctionLibraryIntegrationTests {
 	 */
 	@Test
 	void outOfMemoryRedisRefusesNewJobsButStillMovesAndCompletesThem() {
-		ScriptRunner runner = runnerOn(this.lettuce);
-		RedisJobStore store = new RedisJobStore(this.keys, runner);
-		scheduleNow(store, "running");
-		await().atMost(Duration.ofSeconds(10)).until(runner::callsFunctions);
+		RedisJobStore store = storeWithTheLibraryLoaded(this.lettuce, "running");
+		ScriptRunner runner = store.scripts();
 		store.migrate(BUCKET, 100, false, "", 10_000, 0);
 		ClaimedJob running = store.scripts()
 			.await(store.claim(BUCKET, "fn", 1, 30_000, "inst:c:oom", 3), "claim")
@@ -251,6 +242,18 @@ class FunctionLibraryIntegrationTests {
 		assertThat(calls("fcall") - functionCalls).isEqualTo(1);
 		assertThat(calls("evalsha") + calls("eval")).as("sent again by EVALSHA").isEqualTo(scriptCalls);
 		assertThat(runner.callsFunctions()).as("still calls its functions").isTrue();
+	}
+
+	/**
+	 * A job store whose runner has loaded the library, after scheduling one job of topic
+	 * "fn" by EVALSHA (the call that starts the loading).
+	 */
+	private RedisJobStore storeWithTheLibraryLoaded(RedisClient client, String firstId) {
+		ScriptRunner runner = runnerOn(client);
+		RedisJobStore store = new RedisJobStore(this.keys, runner);
+		scheduleNow(store, firstId);
+		await().atMost(Duration.ofSeconds(10)).until(runner::callsFunctions);
+		return store;
 	}
 
 	private ScriptRunner runnerOn(RedisClient client) {
