@@ -1,6 +1,7 @@
 package io.redeq;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -21,8 +22,9 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The migrator hands due jobs straight to its own engine's idle consumers: no signal, no
- * claim; a busy consumer's jobs wait READY as before; and a consumer closed while jobs
- * are being handed to it loses none.
+ * claim; jobs handed over a little ahead of their due time start no earlier than it; a
+ * busy consumer's jobs wait READY as before; and a consumer closed while jobs are being
+ * handed to it loses none.
  */
 @RedisTest
 class HandOffIntegrationTests {
@@ -56,6 +58,32 @@ class HandOffIntegrationTests {
 			assertThat(CommandStats.calls(this.lettuce, "rpush"::equals)).as("signals pushed").isZero();
 			assertThat(CommandStats.calls(this.lettuce, "zpopmin"::equals)).as("claims that popped READY jobs")
 				.isZero();
+			await().atMost(Duration.ofSeconds(5)).until(() -> redeq.admin().stats("mail").pending() == 0);
+		}
+	}
+
+	@Test
+	void jobsHandedOverAheadOfTheirDueTimeStartNoEarlierThanIt() {
+		Map<String, Long> startedAt = new ConcurrentHashMap<>();
+		Map<String, Long> dueAt = new ConcurrentHashMap<>();
+		try (Redeq redeq = Redeq.builder(this.lettuce).sweepInterval(Duration.ofSeconds(60)).build()) {
+			redeq.subscribe("mail", String.class,
+					(payload, delivery) -> startedAt.put(delivery.id(), System.currentTimeMillis()),
+					SubscriptionOptions.builder().concurrency(4).build());
+			await().atMost(Duration.ofSeconds(10)).until(() -> redeq.ownedBuckets().length == 16);
+
+			long base = System.currentTimeMillis() + 300;
+			for (int i = 0; i < 200; i++) {
+				long due = base + 3L * i;
+				dueAt.put("m-" + i, due);
+				redeq.client()
+					.schedule(Job.builder("mail").id("m-" + i).payload("x").dueAt(Instant.ofEpochMilli(due)).build());
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> startedAt.size() == 200);
+
+			// redis-server runs on this machine: its clock is the one read here.
+			assertThat(startedAt)
+				.allSatisfy((id, started) -> assertThat(started).as(id).isGreaterThanOrEqualTo(dueAt.get(id)));
 			await().atMost(Duration.ofSeconds(5)).until(() -> redeq.admin().stats("mail").pending() == 0);
 		}
 	}

@@ -297,7 +297,7 @@ final class Acknowledgements {
 		}
 		ClaimResult claimed = call.claimed().get();
 		if (failure == null && claimed != null) {
-			call.claim().accept(claimed.jobs(), claimed.now());
+			call.claim().accept(claimed.jobs(), claimed.now() * 1000);
 			this.nextJobs.claimed(call.bucket(), claimed.remaining());
 		}
 		else {

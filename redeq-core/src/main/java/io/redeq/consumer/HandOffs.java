@@ -26,6 +26,14 @@ import io.redeq.redis.SlotOffer;
  */
 public final class HandOffs {
 
+	/**
+	 * How long before its due time an idle consumer may be handed a job, which it starts
+	 * at the due time: longer than the migrate script's round trip takes on a busy
+	 * machine (about 0.3 ms, 1.5 ms at the 99th percentile on a 2-core VM), short enough
+	 * that a slot waits little.
+	 */
+	public static final long LEAD_MILLIS = 2;
+
 	private final List<TopicConsumer> consumers = new CopyOnWriteArrayList<>();
 
 	void join(TopicConsumer consumer) {
@@ -34,6 +42,11 @@ public final class HandOffs {
 
 	void leave(TopicConsumer consumer) {
 		this.consumers.remove(consumer);
+	}
+
+	/** Whether any consumer of this instance could take a job handed over. */
+	public boolean anyConsumer() {
+		return !this.consumers.isEmpty();
 	}
 
 	/**
@@ -86,12 +99,12 @@ public final class HandOffs {
 		/**
 		 * The script answered: starts the jobs it handed over (none is fine) and gives
 		 * back the slots they did not take.
-		 * @param jobs the jobs put IN_FLIGHT for this consumer
-		 * @param redisNow the Redis time the script ran at
+		 * @param jobs the jobs put IN_FLIGHT for this consumer, some perhaps due shortly
+		 * @param redisNowMicros the Redis time the script ran at, in microseconds
 		 */
-		public void accept(List<ClaimedJob> jobs, long redisNow) {
+		public void accept(List<ClaimedJob> jobs, long redisNowMicros) {
 			if (this.settled.compareAndSet(false, true)) {
-				this.consumer.handedOver(this.request, this.bucket, jobs, redisNow);
+				this.consumer.handedOver(this.request, this.bucket, jobs, redisNowMicros);
 			}
 		}
 

@@ -397,20 +397,26 @@ public final class TopicConsumer implements Subscription {
 	private HandOffs.Offer offer(int bucket, int slots) {
 		return new HandOffs.Offer(this, bucket,
 				new SlotOffer(this.settings.topic(), slots, this.settings.lease().toMillis(),
-						this.tokenPrefix + this.tokens.incrementAndGet(), this.settings.maxAttempts()));
+						this.tokenPrefix + this.tokens.incrementAndGet(), this.settings.maxAttempts(),
+						HandOffs.LEAD_MILLIS));
 	}
 
 	/**
 	 * Starts the jobs a migrate put IN_FLIGHT for this consumer, on the migrator's
-	 * thread; the offer's slots they do not take come back. A job that arrives while
-	 * closing goes back to READY as a claimed job would.
+	 * thread; the offer's slots they do not take come back. A job handed over before its
+	 * due time starts at that time, counted from the script's Redis time: this runs after
+	 * the reply arrived, so Redis's clock is past that time by then, never before it. A
+	 * job that arrives while closing goes back to READY as a claimed job would.
 	 */
-	void handedOver(SlotOffer offer, int bucket, List<ClaimedJob> jobs, long redisNow) {
+	void handedOver(SlotOffer offer, int bucket, List<ClaimedJob> jobs, long redisNowMicros) {
 		List<ClaimedJob> refused = new ArrayList<>();
 		int started = 0;
+		long redisNow = redisNowMicros / 1000;
 		synchronized (this.starting) {
 			for (ClaimedJob job : jobs) {
-				if (this.fetching && this.workers.start(job, this.invocation::run)) {
+				long earlyNanos = (job.dueAt() * 1000 - redisNowMicros) * 1000;
+				if (this.fetching && this.workers.start(job, this.invocation::run, earlyNanos, this.timers,
+						this.handBacks::unstarted)) {
 					this.events.started(job.topic(), Duration.ofMillis(Math.max(0, redisNow - job.dueAt())));
 					started++;
 				}

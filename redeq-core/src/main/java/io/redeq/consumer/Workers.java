@@ -12,8 +12,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -177,6 +179,43 @@ final class Workers {
 		}
 		Turn turn = new Turn(new RunningJob(job), work);
 		this.running.add(turn.runningJob);
+		return takeTurn(turn);
+	}
+
+	/**
+	 * As {@link #start(ClaimedJob, Consumer)}, for a job handed over before its due time:
+	 * it holds its slot (and is leased) meanwhile, and asks for a turn once
+	 * {@code inNanos} passed, on {@code timers}. Close takes it back while it waits, like
+	 * a prefetched job; if the workers were shut down when it was due, {@code refused}
+	 * gets it back.
+	 */
+	boolean start(ClaimedJob job, Consumer<RunningJob> work, long inNanos, ScheduledExecutorService timers,
+			Consumer<ClaimedJob> refused) {
+		if (inNanos <= 0) {
+			return start(job, work);
+		}
+		if (this.threads.isShutdown()) {
+			return false;
+		}
+		Turn turn = new Turn(new RunningJob(job), work);
+		this.running.add(turn.runningJob);
+		try {
+			timers.schedule(() -> {
+				// Not taken back by close meanwhile, but shut down since: back to READY.
+				if (this.running.contains(turn.runningJob) && !takeTurn(turn) && turn.runningJob.settle()) {
+					refused.accept(job);
+				}
+			}, inNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			this.running.remove(turn.runningJob);
+			return false;
+		}
+		return true;
+	}
+
+	/** A turn for a job in {@link #running}, or a place in the queue for one. */
+	private boolean takeTurn(Turn turn) {
 		synchronized (this) {
 			if (this.freeTurns == 0) {
 				this.waiting.add(turn); // prefetched: runs when a turn comes back

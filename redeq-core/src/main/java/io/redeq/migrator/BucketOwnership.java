@@ -26,7 +26,7 @@ import java.util.stream.IntStream;
 final class BucketOwnership {
 
 	/** Wake time of a bucket with nothing due: only a hint or the sweep wakes it. */
-	private static final long NEVER = Long.MAX_VALUE;
+	static final long NEVER = Long.MAX_VALUE;
 
 	private final int buckets;
 
@@ -47,6 +47,12 @@ final class BucketOwnership {
 
 	/** Clock time at which each owned bucket is due a migrate call. */
 	private final long[] wakeAt;
+
+	/**
+	 * For a bucket whose call is planned ahead of its next job's due time (an early
+	 * hand-off), that due time on the same clock; {@link #NEVER} otherwise.
+	 */
+	private final long[] earlyFor;
 
 	private long nextOwnershipCheck;
 
@@ -72,6 +78,8 @@ final class BucketOwnership {
 		this.owned = new boolean[buckets];
 		this.wakeAt = new long[buckets];
 		Arrays.fill(this.wakeAt, NEVER);
+		this.earlyFor = new long[buckets];
+		Arrays.fill(this.earlyFor, NEVER);
 		this.nextOwnershipCheck = nanoClock.getAsLong();
 		this.nextSweep = this.nextOwnershipCheck;
 	}
@@ -112,6 +120,7 @@ final class BucketOwnership {
 		change(() -> {
 			this.owned[bucket] = true;
 			this.wakeAt[bucket] = NEVER;
+			this.earlyFor[bucket] = NEVER;
 			this.nextSweep = now();
 		});
 	}
@@ -121,6 +130,7 @@ final class BucketOwnership {
 		change(() -> {
 			this.owned[bucket] = false;
 			this.wakeAt[bucket] = NEVER;
+			this.earlyFor[bucket] = NEVER;
 		});
 	}
 
@@ -134,6 +144,7 @@ final class BucketOwnership {
 				return false;
 			}
 			this.wakeAt[bucket] = now();
+			this.earlyFor[bucket] = NEVER;
 			this.wakeUp.signal();
 			return true;
 		});
@@ -158,12 +169,45 @@ final class BucketOwnership {
 		planWake(bucket, NEVER);
 	}
 
+	/**
+	 * Plans an owned bucket's next call {@code leadNanos} before its next job falls due
+	 * in {@code nanos}, for a hand-off ahead of the due time; at the due time when that
+	 * is too close.
+	 */
+	void wakeAhead(int bucket, long nanos, long leadNanos) {
+		long due = now() + nanos;
+		if (nanos <= leadNanos) {
+			planWake(bucket, due);
+			return;
+		}
+		change(() -> {
+			if (this.owned[bucket]) {
+				this.wakeAt[bucket] = due - leadNanos;
+				this.earlyFor[bucket] = due;
+			}
+		});
+	}
+
+	/**
+	 * The due time (on this plan's clock) of the next job of a bucket whose call was
+	 * planned ahead of it, {@link #NEVER} if the call was not planned that way.
+	 */
+	long earlyFor(int bucket) {
+		return locked(() -> this.earlyFor[bucket]);
+	}
+
 	private void planWake(int bucket, long at) {
 		change(() -> {
 			if (this.owned[bucket]) {
 				this.wakeAt[bucket] = at;
+				this.earlyFor[bucket] = NEVER;
 			}
 		});
+	}
+
+	/** Plans a bucket's call at a time of this plan's clock (see {@link #earlyFor}). */
+	void wakeAt(int bucket, long at) {
+		planWake(bucket, at);
 	}
 
 	/** Whether an owned bucket's planned migrate call is due. */
@@ -204,6 +248,7 @@ final class BucketOwnership {
 			for (int b = 0; b < this.buckets; b++) {
 				if (this.owned[b]) {
 					this.wakeAt[b] = later;
+					this.earlyFor[b] = NEVER;
 				}
 			}
 			this.nextOwnershipCheck = later;

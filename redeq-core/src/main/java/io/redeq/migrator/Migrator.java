@@ -1,6 +1,7 @@
 package io.redeq.migrator;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
@@ -48,6 +49,8 @@ public final class Migrator implements WakeUps, AutoCloseable {
 
 	/** How long every step waits after Redis failed one. */
 	private static final Duration RETRY_DELAY = Duration.ofSeconds(1);
+
+	private static final long LEAD_NANOS = HandOffs.LEAD_MILLIS * 1_000_000L;
 
 	private final RedisJobStore store;
 
@@ -223,11 +226,28 @@ public final class Migrator implements WakeUps, AutoCloseable {
 	 * settled before this returns, so no slot stays taken.
 	 */
 	private void migrateDueBuckets() {
-		int[] due = IntStream.range(0, this.options.buckets()).filter(this.ownership::isDue).toArray();
-		if (due.length == 0 || !this.running) {
+		int[] candidates = IntStream.range(0, this.options.buckets()).filter(this.ownership::isDue).toArray();
+		if (candidates.length == 0 || !this.running) {
 			return;
 		}
-		List<List<HandOffs.Offer>> offers = this.handOffs.collect(due);
+		List<List<HandOffs.Offer>> collected = this.handOffs.collect(candidates);
+		// A call planned ahead of the due time is only worth it with a consumer to hand
+		// the job to: without one, the bucket waits for the due time.
+		List<Integer> kept = new ArrayList<>();
+		for (int i = 0; i < candidates.length; i++) {
+			long dueTime = this.ownership.earlyFor(candidates[i]);
+			if (dueTime != BucketOwnership.NEVER && collected.get(i).isEmpty()) {
+				this.ownership.wakeAt(candidates[i], dueTime);
+			}
+			else {
+				kept.add(i);
+			}
+		}
+		if (kept.isEmpty()) {
+			return;
+		}
+		int[] due = kept.stream().mapToInt((i) -> candidates[i]).toArray();
+		List<List<HandOffs.Offer>> offers = kept.stream().map(collected::get).toList();
 		RuntimeException failure = null;
 		try {
 			this.store.migrateDue(due, this.options.batchSize(),
@@ -235,7 +255,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 					(bucket, result) -> {
 						List<HandOffs.Offer> mine = offers.get(indexOf(due, bucket));
 						for (int i = 0; i < mine.size(); i++) {
-							mine.get(i).accept(result.handedOver().get(i), result.now());
+							mine.get(i).accept(result.handedOver().get(i), result.nowMicros());
 						}
 						migrated(bucket, result);
 					});
@@ -290,6 +310,12 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		}
 		else if (result.mayHaveMore(this.options.batchSize())) {
 			this.ownership.wakeIn(bucket, 0);
+		}
+		else if (next >= 0 && this.handOffs.anyConsumer()) {
+			// Ahead of the due time, so the call's round trip is over when the job is
+			// due;
+			// the consumer it is handed to starts it at that time (HandOffs.LEAD_MILLIS).
+			this.ownership.wakeAhead(bucket, result.nanosUntil(next), LEAD_NANOS);
 		}
 		else if (next >= 0) {
 			// To the start of the due millisecond: planned from whole milliseconds, the

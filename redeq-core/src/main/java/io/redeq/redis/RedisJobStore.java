@@ -300,6 +300,7 @@ public final class RedisJobStore {
 			args.add(Long.toString(offer.leaseMillis()));
 			args.add(offer.token());
 			args.add(Integer.toString(offer.maxAttempts()));
+			args.add(Long.toString(offer.leadMillis()));
 		}
 		return args.toArray(String[]::new);
 	}

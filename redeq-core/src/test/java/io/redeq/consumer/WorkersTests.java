@@ -2,7 +2,10 @@ package io.redeq.consumer;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,8 +23,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * The worker slots without Redis: the prefetch slots open once handlers prove quick, as
  * many as the handlers finish in about 10 ms, and close while they are slow, prefetched
- * jobs wait for one of the concurrency's turns, and close takes the waiting ones back
- * before any handler runs them.
+ * jobs wait for one of the concurrency's turns, a job handed over ahead of its due time
+ * runs once that time passed, and close takes the waiting ones back before any handler
+ * runs them.
  */
 class WorkersTests {
 
@@ -94,6 +98,55 @@ class WorkersTests {
 		this.workers.start(job("next"), handler((job) -> ranNext.incrementAndGet()));
 		await().atMost(Duration.ofSeconds(5)).until(() -> ranNext.get() == 1);
 		assertThat(ranWaiting).as("a job taken back never runs").hasValue(0);
+	}
+
+	@Test
+	void aJobHandedOverAheadOfItsDueTimeRunsOnlyOnceThatTimePassed() {
+		ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+		try {
+			assertThat(this.workers.takeFreeSlotsNow()).isEqualTo(1);
+			AtomicLong ranAt = new AtomicLong();
+			long startedAt = System.nanoTime();
+			long inNanos = Duration.ofMillis(200).toNanos();
+
+			boolean started = this.workers.start(job("ahead"), handler((job) -> ranAt.set(System.nanoTime())), inNanos,
+					timers, (job) -> {
+						throw new AssertionError("refused " + job.id());
+					});
+
+			assertThat(started).isTrue();
+			assertThat(this.workers.running()).as("holds its slot while it waits").hasSize(1);
+			await().atMost(Duration.ofSeconds(5)).until(() -> this.ended.get() == 1);
+			assertThat(ranAt.get() - startedAt).isGreaterThanOrEqualTo(inNanos);
+		}
+		finally {
+			timers.shutdownNow();
+		}
+	}
+
+	@Test
+	void closeTakesBackAJobWaitingForItsDueTimeAndItNeverRuns() throws Exception {
+		ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+		try {
+			assertThat(this.workers.takeFreeSlotsNow()).isEqualTo(1);
+			AtomicInteger ran = new AtomicInteger();
+			List<ClaimedJob> refused = new CopyOnWriteArrayList<>();
+			this.workers.start(job("ahead"), handler((job) -> ran.incrementAndGet()), Duration.ofMillis(300).toNanos(),
+					timers, refused::add);
+
+			List<ClaimedJob> takenBack = this.workers.takeBackWaiting();
+
+			assertThat(takenBack).extracting(ClaimedJob::id).containsExactly("ahead");
+			assertThat(this.workers.running()).isEmpty();
+			assertThat(freeSlots()).as("its slot came back").isEqualTo(1);
+			timers.shutdown();
+			assertThat(timers.awaitTermination(5, TimeUnit.SECONDS)).as("the planned start came and went").isTrue();
+			assertThat(ran).as("a job taken back never runs").hasValue(0);
+			assertThat(refused).as("nor goes back twice").isEmpty();
+		}
+		finally {
+			timers.shutdownNow();
+		}
 	}
 
 	@Test

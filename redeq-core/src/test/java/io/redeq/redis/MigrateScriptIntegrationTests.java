@@ -25,8 +25,9 @@ import static org.awaitility.Awaitility.await;
  * migrator plans its next wake-up. Its hand-off: due jobs go straight IN_FLIGHT for an
  * offer, no more than its free slots; a second run under the same token (Lettuce sending
  * the script again after a reconnect) takes nothing more and answers with what the token
- * holds; and where jobs already wait READY, an offer claims them first (nothing overtakes
- * them), then the due ones.
+ * holds; where jobs already wait READY, an offer claims them first (nothing overtakes
+ * them), then the due ones; and when nothing is due, an offer with a lead takes the jobs
+ * due within it, leaving the others where they wait.
  */
 @RedisTest
 class MigrateScriptIntegrationTests {
@@ -141,6 +142,36 @@ class MigrateScriptIntegrationTests {
 
 		assertThat(result.handedOver().get(0)).extracting(ClaimedJob::id).containsExactly(ids.get(1));
 		assertThat(this.producer.client().find("mail", ids.get(0)).orElseThrow().state()).isEqualTo(JobState.DEAD);
+	}
+
+	@Test
+	void anOfferWithALeadTakesJobsDueWithinItWhenNothingIsDueAndLeavesTheRestWaiting() {
+		List<String> ids = idsInBucket(15, 3);
+		long now = System.currentTimeMillis();
+		schedule(ids.get(0), Instant.ofEpochMilli(now + 20_000));
+		schedule(ids.get(1), Instant.ofEpochMilli(now + 30_000));
+		schedule(ids.get(2), Instant.ofEpochMilli(now + 7_200_000));
+
+		MigrateResult early = migrate(15, new SlotOffer("mail", 1, 30_000, "inst:x:7", 3, 60_000));
+
+		assertThat(early.handedOver().get(0)).singleElement().satisfies((job) -> {
+			assertThat(job.id()).isEqualTo(ids.get(0));
+			assertThat(job.dueAt()).isEqualTo(now + 20_000);
+			assertThat(job.dueAt()).isGreaterThan(early.now());
+			assertThat(job.attempt()).isEqualTo(1);
+		});
+		assertThat(early.migrated()).isEqualTo(1);
+		assertThat(early.nextDue()).as("the first job no offer took").isEqualTo(now + 30_000);
+		assertThat(early.readyByTopic()).isEmpty();
+		assertThat(this.producer.client().find("mail", ids.get(0)).orElseThrow().state()).isEqualTo(JobState.IN_FLIGHT);
+		assertThat(this.producer.client().find("mail", ids.get(1)).orElseThrow().state()).isEqualTo(JobState.DELAYED);
+
+		MigrateResult withoutLead = migrate(15, new SlotOffer("mail", 4, 30_000, "inst:x:8", 3));
+
+		assertThat(withoutLead.handedOver().get(0)).isEmpty();
+		assertThat(withoutLead.nextDue()).isEqualTo(now + 30_000);
+		assertThat(this.producer.client().find("mail", ids.get(1)).orElseThrow().state()).isEqualTo(JobState.DELAYED);
+		assertThat(this.producer.admin().stats("mail").delayed()).isEqualTo(2);
 	}
 
 	@Test

@@ -9,13 +9,18 @@
 -- its claim. Where the topic has READY jobs in this bucket (a consumer behind), the offer claims
 -- from the ready set once this call's due jobs are in it, lowest score first, exactly as claim
 -- would: no job overtakes one that was waiting. What a consumer cannot take goes to READY as usual.
+-- Early hand-off: when nothing is due yet, an offer may take jobs of its topic due within its
+-- lead (a few ms). They go IN_FLIGHT under its lease as above, and the consumer starts each at
+-- its due time, measured from this call's Redis time: the round trip that would make every job
+-- late by its length is made before the job is due. A job no offer takes stays in the due set.
 -- KEYS: the bucket keys with the ready and dead keys of the declared topics (see prelude), then
 --   the recurring hash, then the requests key (see lib/requests.lua)
 -- ARGV[1] topics, ARGV[2] batch size, ARGV[3] lock token ('' = do not touch the lock),
 -- ARGV[4] lock ttl ms, ARGV[5] dead-letter retention ms (0 = skip the retention pass),
 -- ARGV[6] 1 to reclaim expired leases, 0 to skip (the sweep finds them; a due job should not pay for it)
 -- ARGV[7] ms to remember a hand-off's claim token, ARGV[8] number of offers k (0 none), then k
---   groups of 5: topic (declared), free slots n, lease ms, claim token, the subscription's max attempts
+--   groups of 6: topic (declared), free slots n, lease ms, claim token, the subscription's max attempts,
+--   lead ms (jobs due that much later may be handed early; 0 none)
 -- Returns: 'topics', then the topics whose keys must be declared (nothing was written); or
 --   now (in microseconds), next due ms (-1 none), next lease deadline ms (-1 none or not checked), 1 if the lock is
 --   held (or was not checked), jobs migrated (recurring occurrences included), leases reclaimed,
@@ -39,10 +44,28 @@ local function score_at(key, rank)
   return -1
 end
 
+-- The offers' longest lead: how far ahead of now a job may be handed early.
+local lead = 0
+for k = 0, (tonumber(ARGV[8]) or 0) - 1 do
+  lead = math.max(lead, tonumber(ARGV[14 + k * 6]) or 0)
+end
+
 -- The due jobs (at most batch) and the due set's head after them. A migrator wakes when a job
 -- falls due, so the usual call finds one: the first two entries then tell both in one read.
+-- When nothing is due but the head falls within the lead, the entries up to now + lead, all
+-- early (the third value is true).
 local function due_now()
   local head = redis.call('ZRANGE', K_DUE, '0', '1', 'WITHSCORES')
+  if head[2] and lead > 0 and tonumber(head[2]) > now and tonumber(head[2]) <= now + lead then
+    if not head[4] then
+      return { head[1], head[2] }, -1, true
+    end
+    if batch == 1 or tonumber(head[4]) > now + lead then
+      return { head[1], head[2] }, tonumber(head[4]), true
+    end
+    local soon = redis.call('ZRANGEBYSCORE', K_DUE, '-inf', now + lead, 'WITHSCORES', 'LIMIT', '0', batch)
+    return soon, score_at(K_DUE, #soon / 2), true
+  end
   if not head[2] or tonumber(head[2]) > now then
     return {}, head[2] and tonumber(head[2]) or -1
   end
@@ -57,7 +80,7 @@ local function due_now()
 end
 
 -- Read first, and refuse before any write when a topic's keys are missing.
-local due, next_due = due_now()
+local due, next_due, early = due_now()
 local expired = {}
 if ARGV[6] == '1' then
   expired = redis.call('ZRANGEBYSCORE', K_LEASE, '-inf', now, 'LIMIT', '0', batch)
@@ -69,6 +92,16 @@ end
 local missing, seen = {}, {}
 local due_keys = {}
 local triggers = {}
+local soon = {} -- early jobs: handed to an offer of their topic, or left where they are
+local read_early = due
+if early then
+  for i = 1, #due, 2 do
+    if string.byte(due[i]) ~= 126 and TOPIC_KEYS[topic_of(due[i])] then
+      soon[#soon + 1] = { job_key = due[i], score = tonumber(due[i + 1]) }
+    end
+  end
+  due = {}
+end
 for i = 1, #due, 2 do
   if string.byte(due[i]) == 126 then -- '~': a recurring trigger, not a job
     triggers[#triggers + 1] = string.sub(due[i], 4)
@@ -112,7 +145,7 @@ end
 local offers, offer_of = {}, {}
 local keep = tonumber(ARGV[7]) or 0
 for k = 0, (tonumber(ARGV[8]) or 0) - 1 do
-  local base = 9 + k * 5
+  local base = 9 + k * 6
   local offer = { topic = ARGV[base], n = tonumber(ARGV[base + 1]), lease = tonumber(ARGV[base + 2]),
     token = ARGV[base + 3], max_attempts = tonumber(ARGV[base + 4]), candidates = {}, handed = {} }
   if not TOPIC_KEYS[offer.topic] or keep <= 0 then
@@ -128,6 +161,7 @@ end
 -- one ZADD NX both asks and remembers the token (lib/requests.lua).
 local due_topics = {}
 for _, job_key in ipairs(due_keys) do due_topics[topic_of(job_key)] = true end
+for _, job in ipairs(soon) do due_topics[topic_of(job.job_key)] = true end
 for _, offer in ipairs(offers) do
   local first
   if redis.call('EXISTS', ready_key(offer.topic)) == 1 then
@@ -182,10 +216,20 @@ for i = 1, #due, 2 do
   end
 end
 
+-- Early jobs go to their topic's offer only, never READY: they are not due.
+for _, job in ipairs(soon) do
+  local offer = offer_of[topic_of(job.job_key)]
+  if offer then
+    local due_ms, p = due_of_due(job.score)
+    table.insert(offer.candidates, { job_key = job.job_key, due = due_ms, score = ready_score(due_ms, p), early = true })
+  end
+end
+
 -- Hand-off: each offer takes its topic's due jobs in claim order (lowest ready score first) into
 -- its free slots. A job claim would not deliver (no record, attempts used up) goes to READY,
--- where claim deals with it.
+-- where claim deals with it; an early one stays in the due set until it is due.
 local leases = {}
+local handed_early = {}
 for _, offer in ipairs(offers) do
   table.sort(offer.candidates, function(x, y) return x.score < y.score end)
   for _, c in ipairs(offer.candidates) do
@@ -200,9 +244,10 @@ for _, offer in ipairs(offers) do
         leases[#leases + 1] = c.job_key
         offer.handed[#offer.handed + 1] = { job_key = c.job_key, attempts = a.attempts, due = c.due, rec = rec }
         taken = true
+        if c.early then handed_early[#handed_early + 1] = c.job_key end
       end
     end
-    if not taken then
+    if not taken and not c.early then
       make_ready(c.job_key, c.score)
     end
   end
@@ -261,7 +306,19 @@ for _, offer in ipairs(offers) do
   end
 end
 
-local out = { micros, next_due, next_lease, held, #due_keys + created, #expired, #refills }
+-- After an early hand-off the due set's head is its first entry no offer took.
+if early then
+  local taken = {}
+  for _, job_key in ipairs(handed_early) do taken[job_key] = true end
+  for i = 1, #read_early, 2 do
+    if not taken[read_early[i]] then
+      next_due = tonumber(read_early[i + 1])
+      break
+    end
+  end
+end
+
+local out = { micros, next_due, next_lease, held, #due_keys + created + #handed_early, #expired, #refills }
 for _, job_key in ipairs(refills) do out[#out + 1] = job_key end
 out[#out + 1] = #offers
 for _, offer in ipairs(offers) do
@@ -291,6 +348,8 @@ flush_counts()
 -- now) left the front of the due set, so its range is shorter by them.
 if #due / 2 - #steps > 0 then
   redis.call('ZREMRANGEBYRANK', K_DUE, '0', #due / 2 - #steps - 1)
+elseif #handed_early > 0 then
+  remove_all('ZREM', K_DUE, handed_early)
 end
 if #replaced > 0 or #broken > 0 then
   -- A DEAD occurrence replaced by a new one: out of the dead indexes, its old attempt and error
