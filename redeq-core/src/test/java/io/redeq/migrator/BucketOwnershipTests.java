@@ -14,7 +14,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * {@link BucketOwnership} on a fake clock: taking and losing buckets, the deadlines of
  * the ownership check and of the sweep that renews the locks, which wake-up comes first,
- * and wake-ups that arrive around a wait.
+ * calls planned ahead of a due time for an early hand-off, and wake-ups that arrive
+ * around a wait.
  */
 class BucketOwnershipTests {
 
@@ -113,6 +114,42 @@ class BucketOwnershipTests {
 		assertThat(this.ownership.wakeNow(3)).as("woken although not owned").isFalse();
 		assertThat(this.ownership.isDue(3)).isFalse();
 		assertThat(this.ownership.nanosToNextWakeUp()).isEqualTo(SECOND - 100 * MILLI);
+	}
+
+	@Test
+	void aCallPlannedAheadOfTheDueTimeRemembersThatTimeUntilAnotherPlanReplacesIt() {
+		this.ownership.ownershipChecked();
+		this.ownership.swept();
+		this.ownership.take(3);
+		this.ownership.swept();
+
+		this.ownership.wakeAhead(3, 50 * MILLI, 4 * MILLI);
+
+		long dueTime = this.clock.get() + 50 * MILLI;
+		assertThat(this.ownership.earlyFor(3)).isEqualTo(dueTime);
+		this.clock.addAndGet(45 * MILLI);
+		assertThat(this.ownership.isDue(3)).as("not yet 4 ms before the due time").isFalse();
+		this.clock.addAndGet(MILLI);
+		assertThat(this.ownership.isDue(3)).as("4 ms before the due time").isTrue();
+
+		this.ownership.wakeAt(3, dueTime);
+
+		assertThat(this.ownership.earlyFor(3)).isEqualTo(BucketOwnership.NEVER);
+		assertThat(this.ownership.isDue(3)).as("waits for the due time now").isFalse();
+		this.clock.addAndGet(4 * MILLI);
+		assertThat(this.ownership.isDue(3)).isTrue();
+	}
+
+	@Test
+	void aCallDueWithinTheLeadIsPlannedAtTheDueTimeNotAhead() {
+		this.ownership.take(3);
+
+		this.ownership.wakeAhead(3, 3 * MILLI, 4 * MILLI);
+
+		assertThat(this.ownership.earlyFor(3)).isEqualTo(BucketOwnership.NEVER);
+		assertThat(this.ownership.isDue(3)).isFalse();
+		this.clock.addAndGet(3 * MILLI);
+		assertThat(this.ownership.isDue(3)).isTrue();
 	}
 
 	@Test
