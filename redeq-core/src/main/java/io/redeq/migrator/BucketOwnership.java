@@ -196,18 +196,17 @@ final class BucketOwnership {
 		return locked(() -> this.earlyFor[bucket]);
 	}
 
-	private void planWake(int bucket, long at) {
+	/**
+	 * Plans an owned bucket's next call at {@code at} on this plan's clock (the time
+	 * {@link #earlyFor} gave, when a call planned ahead is put back to the due time).
+	 */
+	void planWake(int bucket, long at) {
 		change(() -> {
 			if (this.owned[bucket]) {
 				this.wakeAt[bucket] = at;
 				this.earlyFor[bucket] = NEVER;
 			}
 		});
-	}
-
-	/** Plans a bucket's call at a time of this plan's clock (see {@link #earlyFor}). */
-	void wakeAt(int bucket, long at) {
-		planWake(bucket, at);
 	}
 
 	/** Whether an owned bucket's planned migrate call is due. */

@@ -237,7 +237,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		for (int i = 0; i < candidates.length; i++) {
 			long dueTime = this.ownership.earlyFor(candidates[i]);
 			if (dueTime != BucketOwnership.NEVER && collected.get(i).isEmpty()) {
-				this.ownership.wakeAt(candidates[i], dueTime);
+				this.ownership.planWake(candidates[i], dueTime);
 			}
 			else {
 				kept.add(i);
@@ -312,9 +312,8 @@ public final class Migrator implements WakeUps, AutoCloseable {
 			this.ownership.wakeIn(bucket, 0);
 		}
 		else if (next >= 0 && this.handOffs.anyConsumer()) {
-			// Ahead of the due time, so the call's round trip is over when the job is
-			// due;
-			// the consumer it is handed to starts it at that time (HandOffs.LEAD_MILLIS).
+			// Ahead of the due time, so the round trip is over when the job is due: the
+			// consumer it is handed to starts it at that time (HandOffs.LEAD_MILLIS).
 			this.ownership.wakeAhead(bucket, result.nanosUntil(next), LEAD_NANOS);
 		}
 		else if (next >= 0) {

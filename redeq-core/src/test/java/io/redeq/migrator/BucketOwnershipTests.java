@@ -100,10 +100,7 @@ class BucketOwnershipTests {
 
 	@Test
 	void aLostBucketIsNeitherDueNorWokenNorWaitedFor() {
-		this.ownership.ownershipChecked();
-		this.ownership.swept();
-		this.ownership.take(3);
-		this.ownership.swept();
+		ownWithCheckAndSweepDone(3);
 		this.ownership.wakeIn(3, 50);
 
 		this.ownership.forget(3);
@@ -118,10 +115,7 @@ class BucketOwnershipTests {
 
 	@Test
 	void aCallPlannedAheadOfTheDueTimeRemembersThatTimeUntilAnotherPlanReplacesIt() {
-		this.ownership.ownershipChecked();
-		this.ownership.swept();
-		this.ownership.take(3);
-		this.ownership.swept();
+		ownWithCheckAndSweepDone(3);
 
 		this.ownership.wakeAhead(3, 50 * MILLI, 4 * MILLI);
 
@@ -132,7 +126,7 @@ class BucketOwnershipTests {
 		this.clock.addAndGet(MILLI);
 		assertThat(this.ownership.isDue(3)).as("4 ms before the due time").isTrue();
 
-		this.ownership.wakeAt(3, dueTime);
+		this.ownership.planWake(3, dueTime);
 
 		assertThat(this.ownership.earlyFor(3)).isEqualTo(BucketOwnership.NEVER);
 		assertThat(this.ownership.isDue(3)).as("waits for the due time now").isFalse();
@@ -150,6 +144,16 @@ class BucketOwnershipTests {
 		assertThat(this.ownership.isDue(3)).isFalse();
 		this.clock.addAndGet(3 * MILLI);
 		assertThat(this.ownership.isDue(3)).isTrue();
+	}
+
+	/**
+	 * Takes a bucket with the ownership check and the sweep just done, so neither is due.
+	 */
+	private void ownWithCheckAndSweepDone(int bucket) {
+		this.ownership.ownershipChecked();
+		this.ownership.swept();
+		this.ownership.take(bucket);
+		this.ownership.swept();
 	}
 
 	@Test
