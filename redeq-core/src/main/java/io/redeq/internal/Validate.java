@@ -14,9 +14,10 @@ import org.jspecify.annotations.Nullable;
 public final class Validate {
 
 	/**
-	 * Topics end up in key names and are read back from them, so ':' and braces are out.
+	 * Longest topic. Topics end up in key names and are read back from them, so ':' and
+	 * braces are out ({@link #topicChar}).
 	 */
-	private static final Pattern TOPIC = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._\\-]{0,99}");
+	private static final int MAX_TOPIC_LENGTH = 100;
 
 	private static final int MAX_ID_LENGTH = 200;
 
@@ -37,11 +38,37 @@ public final class Validate {
 		if (topic == null || topic.isBlank()) {
 			throw new IllegalArgumentException("topic must not be null or blank, but was " + quote(topic));
 		}
-		if (!TOPIC.matcher(topic).matches()) {
+		if (!wellFormedTopic(topic)) {
 			throw new IllegalArgumentException("topic " + quote(topic)
 					+ " is malformed: use 1 to 100 characters from A-Z a-z 0-9 . _ -, starting with a letter or digit");
 		}
 		return topic;
+	}
+
+	/**
+	 * 1 to 100 of A-Z a-z 0-9 . _ -, starting with a letter or digit: checked by hand, as
+	 * every schedule checks its topic and a regular expression took 3 % of a single
+	 * schedule's client time.
+	 */
+	private static boolean wellFormedTopic(String topic) {
+		int length = topic.length();
+		if (length > MAX_TOPIC_LENGTH || !letterOrDigit(topic.charAt(0))) {
+			return false;
+		}
+		for (int i = 1; i < length; i++) {
+			if (!topicChar(topic.charAt(i))) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	private static boolean letterOrDigit(char c) {
+		return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+	}
+
+	private static boolean topicChar(char c) {
+		return letterOrDigit(c) || c == '.' || c == '_' || c == '-';
 	}
 
 	public static String id(String topic, @Nullable String id) {
