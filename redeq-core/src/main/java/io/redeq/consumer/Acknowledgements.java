@@ -297,7 +297,7 @@ final class Acknowledgements {
 		}
 		ClaimResult claimed = call.claimed().get();
 		if (failure == null && claimed != null) {
-			call.claim().accept(claimed.jobs(), claimed.now() * 1000);
+			call.claim().accept(claimed.jobs(), claimed.now() * 1000, System.nanoTime());
 			this.nextJobs.claimed(call.bucket(), claimed.remaining());
 		}
 		else {

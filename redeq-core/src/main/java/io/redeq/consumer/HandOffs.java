@@ -37,12 +37,19 @@ public final class HandOffs {
 
 	private final List<TopicConsumer> consumers = new CopyOnWriteArrayList<>();
 
+	private final RedisClockBound redisClock = new RedisClockBound();
+
 	void join(TopicConsumer consumer) {
 		this.consumers.add(consumer);
 	}
 
 	void leave(TopicConsumer consumer) {
 		this.consumers.remove(consumer);
+	}
+
+	/** Where Redis's clock surely is, as the replies of the hand-offs tell. */
+	RedisClockBound redisClock() {
+		return this.redisClock;
 	}
 
 	/** Whether any consumer of this instance could take a job handed over. */
@@ -102,10 +109,11 @@ public final class HandOffs {
 		 * back the slots they did not take.
 		 * @param jobs the jobs put IN_FLIGHT for this consumer, some perhaps due shortly
 		 * @param redisNowMicros the Redis time the script ran at, in microseconds
+		 * @param repliedNanos when its reply was in ({@link System#nanoTime()}), or later
 		 */
-		public void accept(List<ClaimedJob> jobs, long redisNowMicros) {
+		public void accept(List<ClaimedJob> jobs, long redisNowMicros, long repliedNanos) {
 			if (this.settled.compareAndSet(false, true)) {
-				this.consumer.handedOver(this.request, this.bucket, jobs, redisNowMicros);
+				this.consumer.handedOver(this.request, this.bucket, jobs, redisNowMicros, repliedNanos);
 			}
 		}
 

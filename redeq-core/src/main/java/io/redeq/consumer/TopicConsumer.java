@@ -404,17 +404,21 @@ public final class TopicConsumer implements Subscription {
 	/**
 	 * Starts the jobs a migrate put IN_FLIGHT for this consumer, on the migrator's
 	 * thread; the offer's slots they do not take come back. A job handed over before its
-	 * due time starts at that time, counted from the script's Redis time: this runs after
-	 * the reply arrived, so Redis's clock is past that time by then, never before it. A
-	 * job that arrives while closing goes back to READY as a claimed job would.
+	 * due time starts once Redis's clock has surely reached that time
+	 * ({@link RedisClockBound}, which this reply's script time and arrival tighten),
+	 * never before it. A job that arrives while closing goes back to READY as a claimed
+	 * job would.
 	 */
-	void handedOver(SlotOffer offer, int bucket, List<ClaimedJob> jobs, long redisNowMicros) {
+	void handedOver(SlotOffer offer, int bucket, List<ClaimedJob> jobs, long redisNowMicros, long repliedNanos) {
 		List<ClaimedJob> refused = new ArrayList<>();
 		int started = 0;
 		long redisNow = redisNowMicros / 1000;
+		RedisClockBound redisClock = this.handOffs.redisClock();
+		redisClock.replied(redisNowMicros, repliedNanos);
 		synchronized (this.starting) {
 			for (ClaimedJob job : jobs) {
-				long earlyNanos = (job.dueAt() * 1000 - redisNowMicros) * 1000;
+				long earlyNanos = (job.dueAt() * 1000 > redisNowMicros)
+						? redisClock.nanosUntil(job.dueAt() * 1000, System.nanoTime()) : 0;
 				if (this.fetching && this.workers.start(job, this.invocation::run, earlyNanos, this.timers,
 						this.handBacks::unstarted)) {
 					this.events.started(job.topic(), Duration.ofMillis(Math.max(0, redisNow - job.dueAt())));

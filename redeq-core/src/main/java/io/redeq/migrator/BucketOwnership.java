@@ -22,6 +22,12 @@ import java.util.stream.IntStream;
  * everything, and the wait is planned and started under it, so a wake-up that arrives
  * while the next wait is being planned is never lost: either the plan sees it, or the
  * wait is already under way and the signal ends it.
+ *
+ * <p>
+ * A bucket whose migrate call is in flight is not due again until its reply has been
+ * dealt with ({@link #sent}, {@link #answered}): the reply plans its next call. A wake-up
+ * that arrives meanwhile is kept and applied after that plan, since the reply may have
+ * been written before the job that asked for it was scheduled.
  */
 final class BucketOwnership {
 
@@ -54,6 +60,12 @@ final class BucketOwnership {
 	 */
 	private final long[] earlyFor;
 
+	/** Buckets whose migrate call was sent and whose reply was not dealt with yet. */
+	private final boolean[] inFlight;
+
+	/** Buckets woken while their call was in flight: due again once it is answered. */
+	private final boolean[] wokenInFlight;
+
 	private long nextOwnershipCheck;
 
 	private long nextSweep;
@@ -80,6 +92,8 @@ final class BucketOwnership {
 		Arrays.fill(this.wakeAt, NEVER);
 		this.earlyFor = new long[buckets];
 		Arrays.fill(this.earlyFor, NEVER);
+		this.inFlight = new boolean[buckets];
+		this.wokenInFlight = new boolean[buckets];
 		this.nextOwnershipCheck = nanoClock.getAsLong();
 		this.nextSweep = this.nextOwnershipCheck;
 	}
@@ -121,6 +135,7 @@ final class BucketOwnership {
 			this.owned[bucket] = true;
 			this.wakeAt[bucket] = NEVER;
 			this.earlyFor[bucket] = NEVER;
+			this.wokenInFlight[bucket] = false;
 			this.nextSweep = now();
 		});
 	}
@@ -131,6 +146,7 @@ final class BucketOwnership {
 			this.owned[bucket] = false;
 			this.wakeAt[bucket] = NEVER;
 			this.earlyFor[bucket] = NEVER;
+			this.wokenInFlight[bucket] = false;
 		});
 	}
 
@@ -145,6 +161,7 @@ final class BucketOwnership {
 			}
 			this.wakeAt[bucket] = now();
 			this.earlyFor[bucket] = NEVER;
+			this.wokenInFlight[bucket] = this.inFlight[bucket];
 			this.wakeUp.signal();
 			return true;
 		});
@@ -189,6 +206,20 @@ final class BucketOwnership {
 	}
 
 	/**
+	 * Plans an owned bucket's next call at once, ahead of its next job due in
+	 * {@code nanos} (within the lead), for a hand-off ahead of the due time.
+	 */
+	void wakeNowAhead(int bucket, long nanos) {
+		change(() -> {
+			if (this.owned[bucket]) {
+				long now = now();
+				this.wakeAt[bucket] = now;
+				this.earlyFor[bucket] = now + nanos;
+			}
+		});
+	}
+
+	/**
 	 * The due time (on this plan's clock) of the next job of a bucket whose call was
 	 * planned ahead of it, {@link #NEVER} if the call was not planned that way.
 	 */
@@ -209,10 +240,37 @@ final class BucketOwnership {
 		});
 	}
 
-	/** Whether an owned bucket's planned migrate call is due. */
+	/**
+	 * Whether an owned bucket's planned migrate call is due: not while a call of it is in
+	 * flight.
+	 */
 	boolean isDue(int bucket) {
 		long now = now();
-		return locked(() -> this.owned[bucket] && this.wakeAt[bucket] != NEVER && now - this.wakeAt[bucket] >= 0);
+		return locked(() -> this.owned[bucket] && !this.inFlight[bucket] && this.wakeAt[bucket] != NEVER
+				&& now - this.wakeAt[bucket] >= 0);
+	}
+
+	/** A migrate call of the bucket was sent: it is not due again until answered. */
+	void sent(int bucket) {
+		change(() -> {
+			this.inFlight[bucket] = true;
+			this.wokenInFlight[bucket] = false;
+		});
+	}
+
+	/**
+	 * The reply to the bucket's call was dealt with (its next call planned from it): due
+	 * again as planned, or at once if it was woken meanwhile.
+	 */
+	void answered(int bucket) {
+		change(() -> {
+			this.inFlight[bucket] = false;
+			if (this.wokenInFlight[bucket] && this.owned[bucket]) {
+				this.wakeAt[bucket] = now();
+				this.earlyFor[bucket] = NEVER;
+			}
+			this.wokenInFlight[bucket] = false;
+		});
 	}
 
 	boolean ownershipCheckDue() {
@@ -257,13 +315,14 @@ final class BucketOwnership {
 
 	/**
 	 * Nanos until the earliest of the next ownership check, the next sweep and every
-	 * owned bucket's planned migrate call; 0 or less when one is due.
+	 * owned bucket's planned migrate call (none while in flight); 0 or less when one is
+	 * due.
 	 */
 	long nanosToNextWakeUp() {
 		return locked(() -> {
 			long until = (this.nextSweep - this.nextOwnershipCheck < 0) ? this.nextSweep : this.nextOwnershipCheck;
 			for (int b = 0; b < this.buckets; b++) {
-				if (this.owned[b] && this.wakeAt[b] != NEVER && this.wakeAt[b] - until < 0) {
+				if (this.owned[b] && !this.inFlight[b] && this.wakeAt[b] != NEVER && this.wakeAt[b] - until < 0) {
 					until = this.wakeAt[b];
 				}
 			}

@@ -17,6 +17,7 @@ import io.redeq.internal.JobEvents;
 import io.redeq.internal.LogOnce;
 import io.redeq.recurring.RecurringJobs;
 import io.redeq.redis.BucketPeek;
+import io.redeq.redis.ClaimedJob;
 import io.redeq.redis.MigrateResult;
 import io.redeq.redis.RedisJobStore;
 import io.redeq.schedule.WakeUps;
@@ -248,16 +249,21 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		}
 		int[] due = kept.stream().mapToInt((i) -> candidates[i]).toArray();
 		List<List<HandOffs.Offer>> offers = kept.stream().map(collected::get).toList();
+		for (int bucket : due) {
+			this.ownership.sent(bucket);
+		}
 		RuntimeException failure = null;
 		try {
 			this.store.migrateDue(due, this.options.batchSize(),
 					offers.stream().map((inBucket) -> inBucket.stream().map(HandOffs.Offer::request).toList()).toList(),
 					(bucket, result) -> {
+						long repliedNanos = System.nanoTime();
 						List<HandOffs.Offer> mine = offers.get(indexOf(due, bucket));
 						for (int i = 0; i < mine.size(); i++) {
-							mine.get(i).accept(result.handedOver().get(i), result.nowMicros());
+							mine.get(i).accept(result.handedOver().get(i), result.nowMicros(), repliedNanos);
 						}
 						migrated(bucket, result);
+						this.ownership.answered(bucket);
 					});
 		}
 		catch (RuntimeException ex) {
@@ -266,11 +272,12 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		}
 		finally {
 			// Offers whose bucket's reply was in are settled already: this does nothing
-			// to them.
+			// to them; nor does answering a bucket twice.
 			for (int i = 0; i < due.length; i++) {
 				for (HandOffs.Offer offer : offers.get(i)) {
 					offer.fail(failure);
 				}
+				this.ownership.answered(due[i]);
 			}
 		}
 	}
@@ -312,9 +319,19 @@ public final class Migrator implements WakeUps, AutoCloseable {
 			this.ownership.wakeIn(bucket, 0);
 		}
 		else if (next >= 0 && this.handOffs.anyConsumer()) {
-			// Ahead of the due time, so the round trip is over when the job is due: the
-			// consumer it is handed to starts it at that time (HandOffs.LEAD_MILLIS).
-			this.ownership.wakeAhead(bucket, result.nanosUntil(next), LEAD_NANOS);
+			long nanos = result.nanosUntil(next);
+			if (nanos <= LEAD_NANOS && result.migrated() > 0 && !anyHandedEarly(result)) {
+				// This call met due jobs, so it handed none ahead of time: the next one,
+				// within the lead, may still be handed early by a call made at once.
+				this.ownership.wakeNowAhead(bucket, nanos);
+			}
+			else {
+				// Ahead of the due time, so the round trip is over when the job is due:
+				// the consumer it is handed to starts it at that time
+				// (HandOffs.LEAD_MILLIS). Within the lead, this call declined the job
+				// (no slot left, or no consumer of its topic here): at the due time.
+				this.ownership.wakeAhead(bucket, nanos, LEAD_NANOS);
+			}
 		}
 		else if (next >= 0) {
 			// To the start of the due millisecond: planned from whole milliseconds, the
@@ -324,6 +341,17 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		else {
 			this.ownership.idle(bucket);
 		}
+	}
+
+	private static boolean anyHandedEarly(MigrateResult result) {
+		for (List<ClaimedJob> jobs : result.handedOver()) {
+			for (ClaimedJob job : jobs) {
+				if (job.dueAt() > result.now()) {
+					return true;
+				}
+			}
+		}
+		return false;
 	}
 
 	private void lose(int bucket) {

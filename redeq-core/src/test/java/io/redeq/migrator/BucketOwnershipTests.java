@@ -14,8 +14,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * {@link BucketOwnership} on a fake clock: taking and losing buckets, the deadlines of
  * the ownership check and of the sweep that renews the locks, which wake-up comes first,
- * calls planned ahead of a due time for an early hand-off, and wake-ups that arrive
- * around a wait.
+ * calls planned ahead of a due time for an early hand-off, calls in flight, and wake-ups
+ * that arrive around a wait.
  */
 class BucketOwnershipTests {
 
@@ -144,6 +144,46 @@ class BucketOwnershipTests {
 		assertThat(this.ownership.isDue(3)).isFalse();
 		this.clock.addAndGet(3 * MILLI);
 		assertThat(this.ownership.isDue(3)).isTrue();
+	}
+
+	@Test
+	void aCallMadeAtOnceAheadOfAJobWithinTheLeadFallsBackToItsDueTime() {
+		ownWithCheckAndSweepDone(3);
+
+		this.ownership.wakeNowAhead(3, 3 * MILLI);
+
+		assertThat(this.ownership.isDue(3)).as("at once").isTrue();
+		long dueTime = this.clock.get() + 3 * MILLI;
+		assertThat(this.ownership.earlyFor(3)).isEqualTo(dueTime);
+	}
+
+	@Test
+	void aBucketWithACallInFlightIsNeitherDueNorWaitedForUntilAnswered() {
+		ownWithCheckAndSweepDone(3);
+		this.ownership.wakeIn(3, 0);
+		assertThat(this.ownership.isDue(3)).isTrue();
+
+		this.ownership.sent(3);
+		this.ownership.wakeIn(3, 0); // as a sweep may plan it meanwhile
+
+		assertThat(this.ownership.isDue(3)).isFalse();
+		assertThat(this.ownership.nanosToNextWakeUp()).as("the sweep, not the bucket").isEqualTo(SECOND);
+		this.ownership.answered(3);
+		assertThat(this.ownership.isDue(3)).as("as planned, once answered").isTrue();
+	}
+
+	@Test
+	void aWakeUpWhileACallIsInFlightOutlivesThePlanItsReplyMakes() {
+		ownWithCheckAndSweepDone(3);
+		this.ownership.sent(3);
+
+		assertThat(this.ownership.wakeNow(3)).isTrue();
+		// The reply was written before the job that woke the bucket was scheduled.
+		this.ownership.wakeIn(3, 60_000);
+		this.ownership.answered(3);
+
+		assertThat(this.ownership.isDue(3)).isTrue();
+		assertThat(this.ownership.earlyFor(3)).isEqualTo(BucketOwnership.NEVER);
 	}
 
 	/**
