@@ -2,6 +2,8 @@ package io.redeq.consumer;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -37,7 +39,11 @@ public final class HandOffs {
 
 	private final List<TopicConsumer> consumers = new CopyOnWriteArrayList<>();
 
-	private final RedisClockBound redisClock = new RedisClockBound();
+	/**
+	 * Per bucket: in a cluster each bucket lives on one master, and two masters' clocks
+	 * differ.
+	 */
+	private final Map<Integer, RedisClockBound> redisClocks = new ConcurrentHashMap<>();
 
 	void join(TopicConsumer consumer) {
 		this.consumers.add(consumer);
@@ -47,9 +53,12 @@ public final class HandOffs {
 		this.consumers.remove(consumer);
 	}
 
-	/** Where Redis's clock surely is, as the replies of the hand-offs tell. */
-	RedisClockBound redisClock() {
-		return this.redisClock;
+	/**
+	 * Where the clock of the Redis server holding {@code bucket} surely is, as the
+	 * replies of its hand-offs tell.
+	 */
+	RedisClockBound redisClock(int bucket) {
+		return this.redisClocks.computeIfAbsent(bucket, (b) -> new RedisClockBound());
 	}
 
 	/** Whether any consumer of this instance could take a job handed over. */

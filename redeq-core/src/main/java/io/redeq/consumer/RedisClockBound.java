@@ -1,24 +1,27 @@
 package io.redeq.consumer;
 
 /**
- * How far the Redis clock has surely come, read on this JVM's clock: a script that ran at
- * Redis time {@code T} and whose reply was in at local time {@code t} ran before
- * {@code t}, so at any later local time {@code t'} Redis's clock reads at least
- * {@code T + (t' - t)}. Each reply gives such a bound; the tightest of the recent ones is
- * kept, the one whose reply spent least time on its way back.
+ * How far the clock of one Redis server (the one holding a bucket) has surely come, read
+ * on this JVM's clock: a script that ran at Redis time {@code T} and whose reply was in
+ * at local time {@code t} ran before {@code t}, so at any later local time {@code t'}
+ * Redis's clock reads at least {@code T + (t' - t)}. Each reply gives such a bound; the
+ * tightest of the recent ones is kept, the one whose reply spent least time on its way
+ * back.
  *
  * <p>
  * A job handed over ahead of its due time starts once this bound reaches that time.
  * Measured from its own reply alone, it would start late by however long that reply took
  * to reach the migrator's thread (W3: 0.3 ms at the median on a busy 2-core VM, several
  * ms at the 99th percentile), and never early either way. Bounds older than
- * {@link #KEEP_NANOS} are dropped, and {@link #DRIFT_PER_MILLION} covers two machines'
- * clocks drifting apart meanwhile (a job on the same host as Redis reads the same clock).
+ * {@link #KEEP_NANOS} are dropped: kept longer, a bound from the server that held the
+ * bucket before a failover or a slot move could time its jobs on the wrong clock.
+ * {@link #DRIFT_PER_MILLION} covers the two machines' clocks drifting apart meanwhile (on
+ * the same host both read one clock).
  */
 final class RedisClockBound {
 
 	/** How long a reply's bound is kept. */
-	static final long KEEP_NANOS = 200_000_000L;
+	static final long KEEP_NANOS = 50_000_000L;
 
 	/** Rate at which the two clocks are assumed to drift apart at most, per million. */
 	static final long DRIFT_PER_MILLION = 100;

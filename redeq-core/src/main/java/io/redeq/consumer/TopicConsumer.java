@@ -413,7 +413,7 @@ public final class TopicConsumer implements Subscription {
 		List<ClaimedJob> refused = new ArrayList<>();
 		int started = 0;
 		long redisNow = redisNowMicros / 1000;
-		RedisClockBound redisClock = this.handOffs.redisClock();
+		RedisClockBound redisClock = this.handOffs.redisClock(bucket);
 		redisClock.replied(redisNowMicros, repliedNanos);
 		synchronized (this.starting) {
 			for (ClaimedJob job : jobs) {

@@ -206,20 +206,6 @@ final class BucketOwnership {
 	}
 
 	/**
-	 * Plans an owned bucket's next call at once, ahead of its next job due in
-	 * {@code nanos} (within the lead), for a hand-off ahead of the due time.
-	 */
-	void wakeNowAhead(int bucket, long nanos) {
-		change(() -> {
-			if (this.owned[bucket]) {
-				long now = now();
-				this.wakeAt[bucket] = now;
-				this.earlyFor[bucket] = now + nanos;
-			}
-		});
-	}
-
-	/**
 	 * The due time (on this plan's clock) of the next job of a bucket whose call was
 	 * planned ahead of it, {@link #NEVER} if the call was not planned that way.
 	 */

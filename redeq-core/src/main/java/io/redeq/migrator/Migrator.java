@@ -17,7 +17,6 @@ import io.redeq.internal.JobEvents;
 import io.redeq.internal.LogOnce;
 import io.redeq.recurring.RecurringJobs;
 import io.redeq.redis.BucketPeek;
-import io.redeq.redis.ClaimedJob;
 import io.redeq.redis.MigrateResult;
 import io.redeq.redis.RedisJobStore;
 import io.redeq.schedule.WakeUps;
@@ -319,19 +318,9 @@ public final class Migrator implements WakeUps, AutoCloseable {
 			this.ownership.wakeIn(bucket, 0);
 		}
 		else if (next >= 0 && this.handOffs.anyConsumer()) {
-			long nanos = result.nanosUntil(next);
-			if (nanos <= LEAD_NANOS && result.migrated() > 0 && !anyHandedEarly(result)) {
-				// This call met due jobs, so it handed none ahead of time: the next one,
-				// within the lead, may still be handed early by a call made at once.
-				this.ownership.wakeNowAhead(bucket, nanos);
-			}
-			else {
-				// Ahead of the due time, so the round trip is over when the job is due:
-				// the consumer it is handed to starts it at that time
-				// (HandOffs.LEAD_MILLIS). Within the lead, this call declined the job
-				// (no slot left, or no consumer of its topic here): at the due time.
-				this.ownership.wakeAhead(bucket, nanos, LEAD_NANOS);
-			}
+			// Ahead of the due time, so the round trip is over when the job is due: the
+			// consumer it is handed to starts it at that time (HandOffs.LEAD_MILLIS).
+			this.ownership.wakeAhead(bucket, result.nanosUntil(next), LEAD_NANOS);
 		}
 		else if (next >= 0) {
 			// To the start of the due millisecond: planned from whole milliseconds, the
@@ -341,17 +330,6 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		else {
 			this.ownership.idle(bucket);
 		}
-	}
-
-	private static boolean anyHandedEarly(MigrateResult result) {
-		for (List<ClaimedJob> jobs : result.handedOver()) {
-			for (ClaimedJob job : jobs) {
-				if (job.dueAt() > result.now()) {
-					return true;
-				}
-			}
-		}
-		return false;
 	}
 
 	private void lose(int bucket) {

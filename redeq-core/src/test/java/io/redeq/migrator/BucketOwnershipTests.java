@@ -147,17 +147,6 @@ class BucketOwnershipTests {
 	}
 
 	@Test
-	void aCallMadeAtOnceAheadOfAJobWithinTheLeadFallsBackToItsDueTime() {
-		ownWithCheckAndSweepDone(3);
-
-		this.ownership.wakeNowAhead(3, 3 * MILLI);
-
-		assertThat(this.ownership.isDue(3)).as("at once").isTrue();
-		long dueTime = this.clock.get() + 3 * MILLI;
-		assertThat(this.ownership.earlyFor(3)).isEqualTo(dueTime);
-	}
-
-	@Test
 	void aBucketWithACallInFlightIsNeitherDueNorWaitedForUntilAnswered() {
 		ownWithCheckAndSweepDone(3);
 		this.ownership.wakeIn(3, 0);
