@@ -24,10 +24,9 @@ import java.util.stream.IntStream;
  * wait is already under way and the signal ends it.
  *
  * <p>
- * A bucket whose migrate call is in flight is not due again until its reply has been
- * dealt with ({@link #sent}, {@link #answered}): the reply plans its next call. A wake-up
- * that arrives meanwhile is kept and applied after that plan, since the reply may have
- * been written before the job that asked for it was scheduled.
+ * A wake-up that arrives while the bucket's migrate call is in flight ({@link #sent},
+ * {@link #answered}) is kept and applied after the plan the reply makes, since the reply
+ * may have been written before the job that asked for it was scheduled.
  */
 final class BucketOwnership {
 
@@ -226,17 +225,16 @@ final class BucketOwnership {
 		});
 	}
 
-	/**
-	 * Whether an owned bucket's planned migrate call is due: not while a call of it is in
-	 * flight.
-	 */
+	/** Whether an owned bucket's planned migrate call is due. */
 	boolean isDue(int bucket) {
 		long now = now();
-		return locked(() -> this.owned[bucket] && !this.inFlight[bucket] && this.wakeAt[bucket] != NEVER
-				&& now - this.wakeAt[bucket] >= 0);
+		return locked(() -> this.owned[bucket] && this.wakeAt[bucket] != NEVER && now - this.wakeAt[bucket] >= 0);
 	}
 
-	/** A migrate call of the bucket was sent: it is not due again until answered. */
+	/**
+	 * A migrate call of the bucket was sent: a wake-up from now until it is answered is
+	 * kept.
+	 */
 	void sent(int bucket) {
 		change(() -> {
 			this.inFlight[bucket] = true;
@@ -301,14 +299,13 @@ final class BucketOwnership {
 
 	/**
 	 * Nanos until the earliest of the next ownership check, the next sweep and every
-	 * owned bucket's planned migrate call (none while in flight); 0 or less when one is
-	 * due.
+	 * owned bucket's planned migrate call; 0 or less when one is due.
 	 */
 	long nanosToNextWakeUp() {
 		return locked(() -> {
 			long until = (this.nextSweep - this.nextOwnershipCheck < 0) ? this.nextSweep : this.nextOwnershipCheck;
 			for (int b = 0; b < this.buckets; b++) {
-				if (this.owned[b] && !this.inFlight[b] && this.wakeAt[b] != NEVER && this.wakeAt[b] - until < 0) {
+				if (this.owned[b] && this.wakeAt[b] != NEVER && this.wakeAt[b] - until < 0) {
 					until = this.wakeAt[b];
 				}
 			}

@@ -262,7 +262,6 @@ public final class Migrator implements WakeUps, AutoCloseable {
 							mine.get(i).accept(result.handedOver().get(i), result.nowMicros(), repliedNanos);
 						}
 						migrated(bucket, result);
-						this.ownership.answered(bucket);
 					});
 		}
 		catch (RuntimeException ex) {
@@ -271,7 +270,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		}
 		finally {
 			// Offers whose bucket's reply was in are settled already: this does nothing
-			// to them; nor does answering a bucket twice.
+			// to them. A wake-up kept while a call was in flight applies now.
 			for (int i = 0; i < due.length; i++) {
 				for (HandOffs.Offer offer : offers.get(i)) {
 					offer.fail(failure);
