@@ -99,7 +99,7 @@ public final class Redeq implements AutoCloseable {
 
 	private final LocalWorkSignals localSignals;
 
-	private final HandOffs handOffs = new HandOffs();
+	private final HandOffs handOffs;
 
 	private final JobScheduler client;
 
@@ -158,6 +158,7 @@ public final class Redeq implements AutoCloseable {
 		this.listeners = List.copyOf(builder.listeners);
 		RecurringJobs recurring = new RecurringJobs(new RecurringStore(keys, scripts), this::earlierJob);
 		this.localSignals = options.proxyMode() ? LocalWorkSignals.create() : LocalWorkSignals.NONE;
+		this.handOffs = new HandOffs(!this.connections.isCluster() && !options.proxyMode());
 		this.pauses = new TopicPauses(this.store);
 		InstanceDescriptions description = new InstanceDescriptions(this.instanceId, Instant.now());
 		this.migrator = options.migratorEnabled()

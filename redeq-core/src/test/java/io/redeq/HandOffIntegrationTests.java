@@ -22,9 +22,10 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The migrator hands due jobs straight to its own engine's idle consumers: no signal, no
- * claim; jobs handed over a little ahead of their due time start no earlier than it; a
- * busy consumer's jobs wait READY as before; and a consumer closed while jobs are being
- * handed to it loses none.
+ * claim; jobs handed over a little ahead of their due time start no earlier than it; jobs
+ * falling due close together are handed over and completed a few per script; a busy
+ * consumer's jobs wait READY as before; and a consumer closed while jobs are being handed
+ * to it loses none.
  */
 @RedisTest
 class HandOffIntegrationTests {
@@ -85,6 +86,42 @@ class HandOffIntegrationTests {
 			assertThat(startedAt)
 				.allSatisfy((id, started) -> assertThat(started).as(id).isGreaterThanOrEqualTo(dueAt.get(id)));
 			await().atMost(Duration.ofSeconds(5)).until(() -> redeq.admin().stats("mail").pending() == 0);
+		}
+	}
+
+	@Test
+	void jobsFallingDueCloseTogetherAreHandedOverAndCompletedInFarFewerScriptsThanJobs() {
+		int total = 40;
+		Set<String> done = ConcurrentHashMap.newKeySet();
+		// One bucket, so every job is the next one's neighbour; no sweep during the test.
+		try (Redeq redeq = Redeq.builder(this.lettuce)
+			.prefix("gather")
+			.buckets(1)
+			.sweepInterval(Duration.ofSeconds(60))
+			.build()) {
+			redeq.subscribe("mail", String.class, (payload, delivery) -> done.add(delivery.id()),
+					SubscriptionOptions.builder().concurrency(4).build());
+			await().atMost(Duration.ofSeconds(10)).until(() -> redeq.ownedBuckets().length == 1);
+			long base = System.currentTimeMillis() + 500;
+			for (int i = 0; i < total; i++) {
+				redeq.client()
+					.schedule(Job.builder("mail")
+						.id("m-" + i)
+						.payload("x")
+						.dueAt(Instant.ofEpochMilli(base + 3L * i))
+						.build());
+			}
+			resetStats();
+
+			await().atMost(Duration.ofSeconds(10)).until(() -> done.size() == total);
+			await().atMost(Duration.ofSeconds(5)).until(() -> redeq.admin().stats("mail").pending() == 0);
+
+			// One migrate call per job hands it over and one complete script per job ends
+			// it when each call takes only what is due within the lead and each
+			// completion
+			// goes alone: 80 scripts. A call takes the jobs of the next 24 ms, and a
+			// completion waits for the others of its bucket.
+			assertThat(CommandStats.scriptCalls(this.lettuce)).as("scripts for %d jobs", total).isLessThan(total);
 		}
 	}
 

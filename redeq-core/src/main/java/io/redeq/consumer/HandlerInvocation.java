@@ -78,8 +78,8 @@ final class HandlerInvocation {
 			observation.stop();
 			runningJob.end();
 			// The slot comes back before the completion goes to Redis: the fetcher claims
-			// the next job while this thread waits for the answer (the finished job's
-			// lease is renewed until then, see Acknowledgements).
+			// the next job while the completion waits for others or for its answer (the
+			// finished job's lease is renewed until then, see Acknowledgements).
 			this.workers.finished(runningJob);
 			MDC.remove("redeq.topic");
 			MDC.remove("redeq.jobId");

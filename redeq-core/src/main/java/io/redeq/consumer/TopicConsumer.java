@@ -398,7 +398,7 @@ public final class TopicConsumer implements Subscription {
 		return new HandOffs.Offer(this, bucket,
 				new SlotOffer(this.settings.topic(), slots, this.settings.lease().toMillis(),
 						this.tokenPrefix + this.tokens.incrementAndGet(), this.settings.maxAttempts(),
-						HandOffs.LEAD_MILLIS));
+						HandOffs.LOOK_AHEAD_MILLIS));
 	}
 
 	/**
@@ -518,6 +518,11 @@ public final class TopicConsumer implements Subscription {
 	 * one script per round instead of a claim and a completion.
 	 */
 	private final class NextJobsAfterCompletion implements Acknowledgements.NextJobs {
+
+		@Override
+		public boolean mayClaimIn(int bucket) {
+			return readyKnownIn(bucket) && mayClaimElsewhere();
+		}
 
 		@Override
 		public HandOffs.@Nullable Offer offerFor(int bucket) {
