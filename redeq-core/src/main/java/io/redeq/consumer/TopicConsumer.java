@@ -345,7 +345,10 @@ public final class TopicConsumer implements Subscription {
 	 * lost claim to hand back first, and nothing on a bucket where another claim of this
 	 * subscription is in flight ({@link ClaimGates}). Behind on a backlog, an offer still
 	 * fills its slots: where jobs wait READY the script claims them, oldest first, with
-	 * the due ones.
+	 * the due ones. Offers look {@link HandOffs#LOOK_AHEAD_MILLIS} ahead while the
+	 * handlers are quick and at least half the open slots are free
+	 * ({@link Workers#roomForEarlyJobs}), and only {@link HandOffs#LEAD_MILLIS}
+	 * otherwise: slots held by jobs not yet due must not leave due ones waiting READY.
 	 * @return per bucket, in the order given, this consumer's offer or {@code null}
 	 */
 	List<HandOffs.@Nullable Offer> offerSlots(int[] buckets) {
@@ -359,6 +362,7 @@ public final class TopicConsumer implements Subscription {
 			}
 		}
 		int slots = (open > 0) ? this.workers.takeFreeSlotsNow() : 0;
+		long lead = this.workers.roomForEarlyJobs(slots) ? HandOffs.LOOK_AHEAD_MILLIS : HandOffs.LEAD_MILLIS;
 		int nth = 0;
 		for (int i = 0; i < buckets.length; i++) {
 			int share = 0;
@@ -369,7 +373,7 @@ public final class TopicConsumer implements Subscription {
 					this.claimGates.leave(buckets[i]);
 				}
 			}
-			offers.add((share > 0) ? offer(buckets[i], share) : null);
+			offers.add((share > 0) ? offer(buckets[i], share, lead) : null);
 		}
 		return offers;
 	}
@@ -393,12 +397,14 @@ public final class TopicConsumer implements Subscription {
 		return seen != 0 && System.nanoTime() - seen < READY_KNOWN_NANOS;
 	}
 
-	/** An offer of slots on a bucket whose claim gate the caller holds. */
-	private HandOffs.Offer offer(int bucket, int slots) {
+	/**
+	 * An offer of slots on a bucket whose claim gate the caller holds; a migrate may hand
+	 * it jobs due within {@code leadMillis} (0: only due ones).
+	 */
+	private HandOffs.Offer offer(int bucket, int slots, long leadMillis) {
 		return new HandOffs.Offer(this, bucket,
 				new SlotOffer(this.settings.topic(), slots, this.settings.lease().toMillis(),
-						this.tokenPrefix + this.tokens.incrementAndGet(), this.settings.maxAttempts(),
-						HandOffs.LOOK_AHEAD_MILLIS));
+						this.tokenPrefix + this.tokens.incrementAndGet(), this.settings.maxAttempts(), leadMillis));
 	}
 
 	/**
@@ -534,7 +540,7 @@ public final class TopicConsumer implements Subscription {
 				TopicConsumer.this.claimGates.leave(bucket);
 				return null;
 			}
-			return offer(bucket, slots);
+			return offer(bucket, slots, 0);
 		}
 
 		@Override

@@ -129,6 +129,17 @@ final class Workers {
 		return this.slots.drainPermits();
 	}
 
+	/**
+	 * Whether jobs handed over well ahead of their due time may wait in {@code free} of
+	 * the slots: the handlers are quick (their pace opened prefetch slots, which turn
+	 * over within milliseconds), and those free slots are at least half the open ones, so
+	 * jobs waiting for their due time never leave due ones without a slot for long.
+	 */
+	synchronized boolean roomForEarlyJobs(int free) {
+		int open = this.concurrency + this.prefetch - this.heldBack;
+		return open > this.concurrency && 2 * free >= open;
+	}
+
 	/** Gives back slots taken with {@link #takeFreeSlotsNow()} that no job took. */
 	void giveBackSlots(int count) {
 		if (count > 0) {

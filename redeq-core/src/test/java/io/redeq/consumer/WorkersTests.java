@@ -54,6 +54,23 @@ class WorkersTests {
 	}
 
 	@Test
+	void jobsMayWaitForTheirDueTimeOnlyInTheFreeHalfOfAnOpenPrefetch() {
+		Workers wide = new Workers("mail", 2, 40, this.nanos::get);
+		try {
+			assertThat(wide.roomForEarlyJobs(2)).as("before any handler ran: only the concurrency").isFalse();
+			runToEnd(wide, "quick", Duration.ZERO);
+			assertThat(wide.roomForEarlyJobs(42)).as("all 42 open slots free").isTrue();
+			assertThat(wide.roomForEarlyJobs(21)).as("half of them").isTrue();
+			assertThat(wide.roomForEarlyJobs(20)).as("less than half").isFalse();
+			runToEnd(wide, "slow", Workers.QUICK_HANDLER.multipliedBy(8));
+			assertThat(wide.roomForEarlyJobs(2)).as("handlers slow: the prefetch closed").isFalse();
+		}
+		finally {
+			wide.shutdown();
+		}
+	}
+
+	@Test
 	void theOpenPrefetchHoldsWhatTheHandlersFinishInAboutTenMillisecondsAtLeastTheConcurrency() {
 		Workers wide = new Workers("mail", 2, 40, this.nanos::get);
 		try {
