@@ -175,6 +175,27 @@ class MigrateScriptIntegrationTests {
 	}
 
 	@Test
+	void aCallThatFindsJobsDueAlsoHandsOverTheJobsDueWithinTheLeadAndRemovesBoth() {
+		List<String> ids = idsInBucket(14, 4);
+		long now = System.currentTimeMillis();
+		schedule(ids.get(0), Instant.ofEpochMilli(now - 1_000));
+		schedule(ids.get(1), Instant.ofEpochMilli(now + 20_000));
+		schedule(ids.get(2), Instant.ofEpochMilli(now + 30_000));
+		schedule(ids.get(3), Instant.ofEpochMilli(now + 7_200_000));
+
+		MigrateResult late = migrate(14, new SlotOffer("mail", 2, 30_000, "inst:x:9", 3, 60_000));
+
+		assertThat(late.handedOver().get(0)).extracting(ClaimedJob::id).containsExactly(ids.get(0), ids.get(1));
+		assertThat(late.migrated()).isEqualTo(2);
+		assertThat(late.nextDue()).as("the first job no offer took").isEqualTo(now + 30_000);
+		assertThat(late.readyByTopic()).isEmpty();
+		assertThat(this.producer.client().find("mail", ids.get(0)).orElseThrow().state()).isEqualTo(JobState.IN_FLIGHT);
+		assertThat(this.producer.client().find("mail", ids.get(1)).orElseThrow().state()).isEqualTo(JobState.IN_FLIGHT);
+		assertThat(this.producer.client().find("mail", ids.get(2)).orElseThrow().state()).isEqualTo(JobState.DELAYED);
+		assertThat(this.producer.admin().stats("mail").delayed()).isEqualTo(2);
+	}
+
+	@Test
 	void movesWhatIsDueUpToTheBatchAndReportsTheHeadLeft() {
 		List<String> ids = idsInBucket(BATCH_BUCKET, 7);
 		long now = System.currentTimeMillis();

@@ -9,8 +9,8 @@
 -- its claim. Where the topic has READY jobs in this bucket (a consumer behind), the offer claims
 -- from the ready set once this call's due jobs are in it, lowest score first, exactly as claim
 -- would: no job overtakes one that was waiting. What a consumer cannot take goes to READY as usual.
--- Early hand-off: when nothing is due yet, an offer may take jobs of its topic due within its
--- lead (a few ms). They go IN_FLIGHT under its lease as above, and the consumer starts each at
+-- Early hand-off: an offer may also take jobs of its topic due within its lead (a few dozen ms),
+-- whether or not jobs are due already. They go IN_FLIGHT under its lease as above, and the consumer starts each at
 -- its due time, measured from this call's Redis time: the round trip that would make every job
 -- late by its length is made before the job is due. A job no offer takes stays in the due set.
 -- KEYS: the bucket keys with the ready and dead keys of the declared topics (see prelude), then
@@ -50,37 +50,39 @@ for k = 0, (tonumber(ARGV[8]) or 0) - 1 do
   lead = math.max(lead, tonumber(ARGV[14 + k * 6]) or 0)
 end
 
--- The due jobs (at most batch) and the due set's head after them. A migrator wakes when a job
--- falls due, so the usual call finds one: the first two entries then tell both in one read.
--- When nothing is due but the head falls within the lead, the entries up to now + lead, all
--- early (the third value is true).
+-- The due entries (at most batch), the due set's head after what this call reads, and the
+-- entries due within the lead after now (soon: early, for offers only). A migrator wakes when a
+-- job falls due or, with a consumer, a lead ahead of it, so the usual call finds one entry
+-- within reach: the first two entries then tell both in one read. A call that finds the head
+-- already due (it ran late) also reads what falls due within the lead, so a late call does not
+-- leave the next jobs for one call each.
 local function due_now()
   local head = redis.call('ZRANGE', K_DUE, '0', '1', 'WITHSCORES')
-  if head[2] and lead > 0 and tonumber(head[2]) > now and tonumber(head[2]) <= now + lead then
-    if not head[4] then
-      return { head[1], head[2] }, -1, true
-    end
-    if batch == 1 or tonumber(head[4]) > now + lead then
-      return { head[1], head[2] }, tonumber(head[4]), true
-    end
-    local soon = redis.call('ZRANGEBYSCORE', K_DUE, '-inf', now + lead, 'WITHSCORES', 'LIMIT', '0', batch)
-    return soon, score_at(K_DUE, #soon / 2), true
+  local horizon = now + lead
+  if not head[2] or tonumber(head[2]) > horizon then
+    return {}, head[2] and tonumber(head[2]) or -1, {}
   end
-  if not head[2] or tonumber(head[2]) > now then
-    return {}, head[2] and tonumber(head[2]) or -1
+  local entries, after = head, -1
+  if head[4] and (batch == 1 or tonumber(head[4]) > horizon) then
+    entries, after = { head[1], head[2] }, tonumber(head[4])
+  elseif head[4] then
+    entries = redis.call('ZRANGEBYSCORE', K_DUE, '-inf', horizon, 'WITHSCORES', 'LIMIT', '0', batch)
+    after = score_at(K_DUE, #entries / 2)
   end
-  if not head[4] then
-    return { head[1], head[2] }, -1
+  if tonumber(entries[#entries]) <= now then
+    return entries, after, {}
   end
-  if batch == 1 or tonumber(head[4]) > now then
-    return { head[1], head[2] }, tonumber(head[4])
+  local due, soon = {}, {}
+  for i = 1, #entries, 2 do
+    local into = (tonumber(entries[i + 1]) <= now) and due or soon
+    into[#into + 1] = entries[i]
+    into[#into + 1] = entries[i + 1]
   end
-  local all = redis.call('ZRANGEBYSCORE', K_DUE, '-inf', now, 'WITHSCORES', 'LIMIT', '0', batch)
-  return all, score_at(K_DUE, #all / 2)
+  return due, after, soon
 end
 
 -- Read first, and refuse before any write when a topic's keys are missing.
-local due, next_due, early = due_now()
+local due, next_due, read_early = due_now()
 local expired = {}
 if ARGV[6] == '1' then
   expired = redis.call('ZRANGEBYSCORE', K_LEASE, '-inf', now, 'LIMIT', '0', batch)
@@ -93,18 +95,16 @@ local missing, seen = {}, {}
 local due_keys = {}
 local triggers = {}
 local soon = {} -- early jobs: handed to an offer of their topic, or left where they are
-local read_early = due
-if early then
-  for i = 1, #due, 2 do
-    if string.byte(due[i]) ~= 126 and TOPIC_KEYS[topic_of(due[i])] then
-      soon[#soon + 1] = { job_key = due[i], score = tonumber(due[i + 1]) }
-    end
+for i = 1, #read_early, 2 do
+  if string.byte(read_early[i]) ~= 126 and TOPIC_KEYS[topic_of(read_early[i])] then
+    soon[#soon + 1] = { job_key = read_early[i], score = tonumber(read_early[i + 1]) }
   end
-  due = {}
 end
+local trigger_members = {}
 for i = 1, #due, 2 do
   if string.byte(due[i]) == 126 then -- '~': a recurring trigger, not a job
     triggers[#triggers + 1] = string.sub(due[i], 4)
+    trigger_members[#trigger_members + 1] = due[i]
   else
     due_keys[#due_keys + 1] = due[i]
   end
@@ -123,8 +123,9 @@ if ARGV[6] == '1' then
   next_lease = score_at(K_LEASE, #expired)
 end
 
--- Due recurring triggers: what each one runs, read before any write.
-local steps = {}
+-- Due recurring triggers: what each one runs, read before any write. A trigger with a step moves
+-- on to its next tick (a ZADD below); one without a definition leaves the due set.
+local steps, moved_on = {}, {}
 for _, job_key in ipairs(triggers) do
   local def = redis.call('HGET', K_RECURRING, job_key)
   if def then
@@ -138,6 +139,7 @@ for _, job_key in ipairs(triggers) do
     end
     steps[#steps + 1] = { job_key = job_key, run = run, payload = payload, plan = plan, score = score,
       refill = refill, state = state }
+    moved_on[trigger_of(job_key)] = true
   end
 end
 
@@ -306,8 +308,8 @@ for _, offer in ipairs(offers) do
   end
 end
 
--- After an early hand-off the due set's head is its first entry no offer took.
-if early then
+-- After an early hand-off the due set's head is its first early entry no offer took.
+if #read_early > 0 then
   local taken = {}
   for _, job_key in ipairs(handed_early) do taken[job_key] = true end
   for i = 1, #read_early, 2 do
@@ -346,7 +348,16 @@ flush_counts()
 -- Removals last, one command per key (see prelude). The batches are the lowest-scored members,
 -- so they are exactly these rank ranges; the triggers moved on to their next tick (later than
 -- now) left the front of the due set, so its range is shorter by them.
-if #due / 2 - #steps > 0 then
+if #handed_early > 0 and #due > 0 then
+  -- Due entries and early ones in one removal: what left the due set by name.
+  local gone = {}
+  for _, job_key in ipairs(due_keys) do gone[#gone + 1] = job_key end
+  for _, member in ipairs(trigger_members) do
+    if not moved_on[member] then gone[#gone + 1] = member end
+  end
+  for _, job_key in ipairs(handed_early) do gone[#gone + 1] = job_key end
+  remove_all('ZREM', K_DUE, gone)
+elseif #due / 2 - #steps > 0 then
   redis.call('ZREMRANGEBYRANK', K_DUE, '0', #due / 2 - #steps - 1)
 elseif #handed_early > 0 then
   remove_all('ZREM', K_DUE, handed_early)
