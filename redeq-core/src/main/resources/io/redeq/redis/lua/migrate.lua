@@ -9,10 +9,11 @@
 -- its claim. Where the topic has READY jobs in this bucket (a consumer behind), the offer claims
 -- from the ready set once this call's due jobs are in it, lowest score first, exactly as claim
 -- would: no job overtakes one that was waiting. What a consumer cannot take goes to READY as usual.
--- Early hand-off: an offer may also take jobs of its topic due within its lead (a few dozen ms),
--- whether or not jobs are due already. They go IN_FLIGHT under its lease as above, and the consumer starts each at
--- its due time, measured from this call's Redis time: the round trip that would make every job
--- late by its length is made before the job is due. A job no offer takes stays in the due set.
+-- Early hand-off: an offer may also take jobs of its topic due within its lead (up to a few dozen
+-- ms), whether or not jobs are due already. They go IN_FLIGHT under its lease as above, and the
+-- consumer starts each once the Redis clock has surely reached its due time: the round trip that
+-- would make every job late by its length is made before the job is due. A job no offer takes
+-- stays in the due set.
 -- KEYS: the bucket keys with the ready and dead keys of the declared topics (see prelude), then
 --   the recurring hash, then the requests key (see lib/requests.lua)
 -- ARGV[1] topics, ARGV[2] batch size, ARGV[3] lock token ('' = do not touch the lock),
