@@ -122,11 +122,10 @@ class HandOffIntegrationTests {
 			await().atMost(Duration.ofSeconds(10)).until(() -> done.size() == 20 + total);
 			await().atMost(Duration.ofSeconds(5)).until(() -> redeq.admin().stats("mail").pending() == 0);
 
-			// One migrate call per job hands it over and one complete script per job ends
-			// it when each call takes only what is due within the lead and each
-			// completion
-			// goes alone: 80 scripts. A call takes the jobs of the next 24 ms, and a
-			// completion waits for the others of its bucket.
+			// One migrate call and one complete script per job would be 80 scripts: each
+			// call taking only what is due within the lead, each completion going alone.
+			// A call takes the jobs of the next 24 ms, and a completion waits for the
+			// others of its bucket.
 			assertThat(CommandStats.scriptCalls(this.lettuce)).as("scripts for %d jobs", total).isLessThan(total);
 		}
 	}
