@@ -248,9 +248,7 @@ final class Acknowledgements {
 
 	private void sendLingered() {
 		this.lingering.set(false);
-		if (!this.backingOff) {
-			sendWhileQueued(true);
-		}
+		sendWhileQueued(true); // sends nothing while a retry is scheduled
 	}
 
 	private void sendBatch() {
