@@ -121,6 +121,31 @@ class CompleteAndClaimIntegrationTests {
 		}
 	}
 
+	@Test
+	void eachJobOfACompletionOfSeveralIsAnsweredInItsOwnPlace() {
+		List<String> ids = idsInBucket(3);
+		ids.forEach((id) -> this.producer.client().schedule(Job.builder("mail").id(id).payload(id).build()));
+		this.store.migrate(BUCKET, 100, false, "", 10_000, 0);
+		ClaimedJob expired = await(this.store.claim(BUCKET, "mail", 1, 1, "inst:c:6", 3)).jobs().get(0);
+		Awaitility.await()
+			.atMost(Duration.ofSeconds(10))
+			.until(() -> this.store.migrate(BUCKET, 100, true, "", 10_000, 0).reclaimed() == 1);
+		List<ClaimedJob> held = await(this.store.claim(BUCKET, "mail", 3, 30_000, "inst:c:7", 3)).jobs();
+		assertThat(held).hasSize(3);
+		List<ClaimedJob> others = held.stream().filter((job) -> !job.id().equals(expired.id())).toList();
+
+		CompletionReply reply = await(this.store.completeAll(BUCKET, List.of(others.get(0), expired, others.get(1)),
+				new SlotOffer("mail", 1, 30_000, "inst:c:8", 3)));
+
+		assertThat(reply.completed()).containsExactly(true, false, true);
+		assertThat(reply.claimed().jobs()).isEmpty();
+		assertThat(this.producer.client().find("mail", others.get(0).id())).isEmpty();
+		assertThat(this.producer.client().find("mail", others.get(1).id())).isEmpty();
+		assertThat(this.producer.client().find("mail", expired.id()).orElseThrow().state())
+			.isEqualTo(JobState.IN_FLIGHT);
+		assertThat(this.producer.admin().stats("mail").inFlight()).isEqualTo(1);
+	}
+
 	private <T> T await(CompletionStage<T> stage) {
 		return this.fixture.await(stage);
 	}

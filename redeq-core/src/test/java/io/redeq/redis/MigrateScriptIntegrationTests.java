@@ -145,6 +145,25 @@ class MigrateScriptIntegrationTests {
 	}
 
 	@Test
+	void aDueJobThatCannotBeHandedOverGivesItsSlotToTheNextCandidate() {
+		List<String> ids = idsInBucket(12, 2);
+		long now = System.currentTimeMillis();
+		schedule(ids.get(0), Instant.ofEpochMilli(now - 1_000));
+		ClaimedJob first = migrate(12, new SlotOffer("mail", 1, 30_000, "inst:x:10", 3)).handedOver().get(0).get(0);
+		// Failed once and due again at once: with one attempt allowed it cannot be handed
+		// over.
+		assertThat(this.store.retry(first, 0, "boom").toCompletableFuture().join()).isPresent();
+		schedule(ids.get(1), Instant.ofEpochMilli(now + 20_000));
+
+		MigrateResult result = migrate(12, new SlotOffer("mail", 1, 30_000, "inst:x:11", 1, 60_000));
+
+		assertThat(result.handedOver().get(0)).extracting(ClaimedJob::id).containsExactly(ids.get(1));
+		assertThat(result.readyByTopic()).containsEntry("mail", 1);
+		assertThat(this.producer.client().find("mail", ids.get(0)).orElseThrow().state()).isEqualTo(JobState.READY);
+		assertThat(this.producer.client().find("mail", ids.get(1)).orElseThrow().state()).isEqualTo(JobState.IN_FLIGHT);
+	}
+
+	@Test
 	void anOfferWithALeadTakesJobsDueWithinItWhenNothingIsDueAndLeavesTheRestWaiting() {
 		List<String> ids = idsInBucket(15, 3);
 		long now = System.currentTimeMillis();

@@ -231,33 +231,48 @@ end
 -- Hand-off: each offer takes its topic's due jobs in claim order (lowest ready score first) into
 -- its free slots. A job claim would not deliver (no record, attempts used up) goes to READY,
 -- where claim deals with it; an early one stays in the due set until it is due.
-local leases = {}
+-- The records of the candidates that fit the free slots are read with one HMGET per hash, and
+-- the attempt records written with one HSET for the whole call: a call that hands over several
+-- jobs pays per call, not per job. A candidate that cannot be delivered frees its slot for the
+-- next ones, which are then read the same way.
+local leases, attempts_written = {}, {}
 local handed_early = {}
 for _, offer in ipairs(offers) do
   table.sort(offer.candidates, function(x, y) return x.score < y.score end)
-  for _, c in ipairs(offer.candidates) do
-    local taken = false
-    if #offer.handed < offer.n then
-      local rec = redis.call('HGET', K_PAYLOAD, c.job_key)
-      local a = parse_attempt(redis.call('HGET', K_ATTEMPT, c.job_key))
+  local from = 1
+  while from <= #offer.candidates and #offer.handed < offer.n do
+    local to = math.min(#offer.candidates, from + math.min(offer.n - #offer.handed, 500) - 1)
+    local job_keys = {}
+    for i = from, to do job_keys[#job_keys + 1] = offer.candidates[i].job_key end
+    local recs = redis.call('HMGET', K_PAYLOAD, unpack(job_keys))
+    local attempt_recs = redis.call('HMGET', K_ATTEMPT, unpack(job_keys))
+    for i = from, to do
+      local c, rec = offer.candidates[i], recs[i - from + 1]
+      local a = parse_attempt(attempt_recs[i - from + 1])
       if rec and (a.attempts == 0 or a.attempts < max_attempts_of(settings_of(rec), offer.max_attempts)) then
         a.attempts, a.due, a.token = a.attempts + 1, c.due, offer.token
-        redis.call('HSET', K_ATTEMPT, c.job_key, format_attempt(a))
+        attempts_written[#attempts_written + 1] = c.job_key
+        attempts_written[#attempts_written + 1] = format_attempt(a)
         leases[#leases + 1] = now + offer.lease
         leases[#leases + 1] = c.job_key
         offer.handed[#offer.handed + 1] = { job_key = c.job_key, attempts = a.attempts, due = c.due, rec = rec }
-        taken = true
         if c.early then handed_early[#handed_early + 1] = c.job_key end
+      elseif not c.early then
+        make_ready(c.job_key, c.score)
       end
     end
-    if not taken and not c.early then
-      make_ready(c.job_key, c.score)
-    end
+    from = to + 1
+  end
+  -- What the free slots did not take: due jobs go READY, early ones stay in the due set.
+  for i = from, #offer.candidates do
+    local c = offer.candidates[i]
+    if not c.early then make_ready(c.job_key, c.score) end
   end
   if offer.remembered then
     keep_requests(K_REQUESTS, now, keep)
   end
 end
+add_all('HSET', K_ATTEMPT, attempts_written)
 zadd_all(K_LEASE, leases)
 
 local refills = {}

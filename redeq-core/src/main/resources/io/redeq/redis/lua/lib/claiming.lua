@@ -26,18 +26,32 @@ local function claim_ready(out, requests, topic, n, lease, token, max_attempts, 
     return 0, {} -- nothing to pop, and the token was only looked up
   end
   local popped = redis.call('ZPOPMIN', ready, n)
-  local leases, broken = {}, {}
+  -- The popped jobs' records are read with one HMGET per hash and their attempt records written
+  -- with one HSET: a claim of many jobs pays per claim, not per job.
+  local job_keys = {}
+  for i = 1, #popped, 2 do job_keys[#job_keys + 1] = popped[i] end
+  local recs, attempt_recs = {}, {}
+  for from = 1, #job_keys, 500 do
+    local to = math.min(#job_keys, from + 499)
+    local part = redis.call('HMGET', K_PAYLOAD, unpack(job_keys, from, to))
+    local attempt_part = redis.call('HMGET', K_ATTEMPT, unpack(job_keys, from, to))
+    for j = 1, to - from + 1 do
+      recs[from + j - 1], attempt_recs[from + j - 1] = part[j], attempt_part[j]
+    end
+  end
+  local leases, broken, attempts_written = {}, {}, {}
   for i = 1, #popped, 2 do
     local job_key, due = popped[i], due_of_ready(tonumber(popped[i + 1]))
-    local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
-    local rec = redis.call('HGET', K_PAYLOAD, job_key)
+    local a = parse_attempt(attempt_recs[(i + 1) / 2])
+    local rec = recs[(i + 1) / 2]
     if a.attempts > 0 and a.attempts >= max_attempts_of(rec and settings_of(rec) or '', max_attempts) then
       bury(job_key, topic, now, redis.call('HGET', K_ERROR, job_key) or 'attempts used up')
     elseif rec then
       a.attempts = a.attempts + 1
       a.due = due
       a.token = token
-      redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))
+      attempts_written[#attempts_written + 1] = job_key
+      attempts_written[#attempts_written + 1] = format_attempt(a)
       leases[#leases + 1] = now + lease
       leases[#leases + 1] = job_key
       deliver(out, job_key, a.attempts, due, rec)
@@ -47,6 +61,7 @@ local function claim_ready(out, requests, topic, n, lease, token, max_attempts, 
       count(topic, -1)
     end
   end
+  add_all('HSET', K_ATTEMPT, attempts_written)
   zadd_all(K_LEASE, leases)
   keep_requests(requests, now, keep)
   return waiting - #popped / 2, broken
