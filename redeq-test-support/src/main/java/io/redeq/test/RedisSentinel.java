@@ -116,6 +116,20 @@ public final class RedisSentinel implements AutoCloseable {
 			.orElseThrow(() -> new IllegalStateException("Sentinels name an unknown master on port " + port));
 	}
 
+	/**
+	 * Starts a killed master again as a replica of the master the Sentinels now name, as
+	 * Sentinel makes it on its own once it notices the server back. Sentinel takes up to
+	 * an INFO period (10 s) and 8 s of waiting for that, and 30 s more in TILT mode,
+	 * which it enters when its timer stalls for 2 s on a loaded machine; a test that
+	 * needs the replica back (WAIT) should not wait on that.
+	 * @param server one of {@link #servers()}, not running
+	 */
+	public void restartAsReplica(RedisServer server) {
+		server.start();
+		RedisServer master = master();
+		server.call("REPLICAOF", master.host(), String.valueOf(master.port()));
+	}
+
 	/** Asks Sentinel to fail the master over now, without waiting for it to be down. */
 	public void failover() {
 		this.sentinels.get(0).call("SENTINEL", "FAILOVER", MASTER_NAME);
