@@ -242,6 +242,27 @@ class MigrateScriptIntegrationTests {
 		assertMigrates(100, 1, -1, "one due and nothing after it");
 	}
 
+	@Test
+	void aCallThatFindsMoreDueThanItsFirstReadShowsStillMovesUpToTheBatch() {
+		int bucket = 1;
+		List<String> ids = idsInBucket(bucket, 21);
+		long now = System.currentTimeMillis();
+		long later = now + 3_600_000;
+		for (int i = 0; i < 20; i++) {
+			schedule(ids.get(i), Instant.ofEpochMilli(now - 5_000 + i));
+		}
+		schedule(ids.get(20), Instant.ofEpochMilli(later));
+
+		MigrateResult first = this.store.migrate(bucket, 12, false, "", 10_000, 0);
+		MigrateResult second = this.store.migrate(bucket, 12, false, "", 10_000, 0);
+
+		assertThat(first.migrated()).as("a batch of twelve, more than the first read").isEqualTo(12);
+		assertThat(first.nextDue()).as("the head left after twelve").isEqualTo(now - 5_000 + 12);
+		assertThat(second.migrated()).as("the eight left, fewer than a batch").isEqualTo(8);
+		assertThat(second.nextDue()).isEqualTo(later);
+		assertThat(this.producer.admin().stats("mail").ready()).isEqualTo(20);
+	}
+
 	private void schedule(String id, Instant dueAt) {
 		this.producer.client().schedule(Job.builder("mail").id(id).payload(id).dueAt(dueAt).build());
 	}

@@ -53,20 +53,30 @@ end
 
 -- The due entries (at most batch), the due set's head after what this call reads, and the
 -- entries due within the lead after now (soon: early, for offers only). A migrator wakes when a
--- job falls due or, with a consumer, a lead ahead of it, so the usual call finds one entry
--- within reach: the first two entries then tell both in one read. A call that finds the head
--- already due (it ran late) also reads what falls due within the lead, so a late call does not
--- leave the next jobs for one call each.
+-- job falls due or, with a consumer, a lead ahead of it, so the usual call finds a few entries
+-- within reach: the first PEEK entries then tell both in one read. Only a call that finds all
+-- of them within reach reads on. A call that finds the head already due (it ran late) also
+-- reads what falls due within the lead, so a late call does not leave the next jobs for one
+-- call each.
+local PEEK = 8
 local function due_now()
-  local head = redis.call('ZRANGE', K_DUE, '0', '1', 'WITHSCORES')
+  local peek = math.min(batch + 1, PEEK)
+  local head = redis.call('ZRANGE', K_DUE, '0', peek - 1, 'WITHSCORES')
   local horizon = now + lead
   if not head[2] or tonumber(head[2]) > horizon then
     return {}, head[2] and tonumber(head[2]) or -1, {}
   end
-  local entries, after = head, -1
-  if head[4] and (batch == 1 or tonumber(head[4]) > horizon) then
-    entries, after = { head[1], head[2] }, tonumber(head[4])
-  elseif head[4] then
+  local within = 1
+  while within < #head / 2 and within < batch and tonumber(head[within * 2 + 2]) <= horizon do
+    within = within + 1
+  end
+  local entries, after
+  if within < #head / 2 then
+    -- An entry past the horizon or the batch was read: it is the head after this call.
+    entries, after = { unpack(head, 1, within * 2) }, tonumber(head[within * 2 + 2])
+  elseif #head / 2 < peek then
+    entries, after = head, -1 -- the whole due set was read
+  else
     entries = redis.call('ZRANGEBYSCORE', K_DUE, '-inf', horizon, 'WITHSCORES', 'LIMIT', '0', batch)
     after = score_at(K_DUE, #entries / 2)
   end
