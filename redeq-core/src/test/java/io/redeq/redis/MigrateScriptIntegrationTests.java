@@ -152,7 +152,7 @@ class MigrateScriptIntegrationTests {
 		ClaimedJob first = migrate(12, new SlotOffer("mail", 1, 30_000, "inst:x:10", 3)).handedOver().get(0).get(0);
 		// Failed once and due again at once: with one attempt allowed it cannot be handed
 		// over.
-		assertThat(this.store.retry(first, 0, "boom").toCompletableFuture().join()).isPresent();
+		assertThat(this.fixture.await(this.store.retry(first, 0, "boom"))).isPresent();
 		schedule(ids.get(1), Instant.ofEpochMilli(now + 20_000));
 
 		MigrateResult result = migrate(12, new SlotOffer("mail", 1, 30_000, "inst:x:11", 1, 60_000));
