@@ -12,13 +12,10 @@
 --   READY jobs of the topic left in this bucket, and per claimed job the 7 values of deliver
 local claim_args = tonumber(ARGV[2]) or 0
 local out, done, failed_before = {}, {}, {}
--- The attempt records of all pairs, one read per 500 (within Lua's unpack limit).
-local job_keys, attempt_recs = {}, {}
+-- The attempt records of all pairs in one read.
+local job_keys = {}
 for i = 3 + claim_args, #ARGV, 2 do job_keys[#job_keys + 1] = ARGV[i] end
-for from = 1, #job_keys, 500 do
-  local part = redis.call('HMGET', K_ATTEMPT, unpack(job_keys, from, math.min(#job_keys, from + 499)))
-  for j = 1, #part do attempt_recs[from + j - 1] = part[j] end
-end
+local attempt_recs = read_all(K_ATTEMPT, job_keys)
 for i = 3 + claim_args, #ARGV, 2 do
   local job_key, token = ARGV[i], ARGV[i + 1]
   local a = parse_attempt(attempt_recs[(i - 1 - claim_args) / 2])

@@ -251,11 +251,10 @@ for _, offer in ipairs(offers) do
   table.sort(offer.candidates, function(x, y) return x.score < y.score end)
   local from = 1
   while from <= #offer.candidates and #offer.handed < offer.n do
-    local to = math.min(#offer.candidates, from + math.min(offer.n - #offer.handed, 500) - 1)
+    local to = math.min(#offer.candidates, from + offer.n - #offer.handed - 1)
     local job_keys = {}
     for i = from, to do job_keys[#job_keys + 1] = offer.candidates[i].job_key end
-    local recs = redis.call('HMGET', K_PAYLOAD, unpack(job_keys))
-    local attempt_recs = redis.call('HMGET', K_ATTEMPT, unpack(job_keys))
+    local recs, attempt_recs = read_all(K_PAYLOAD, job_keys), read_all(K_ATTEMPT, job_keys)
     for i = from, to do
       local c, rec = offer.candidates[i], recs[i - from + 1]
       local a = parse_attempt(attempt_recs[i - from + 1])

@@ -30,15 +30,7 @@ local function claim_ready(out, requests, topic, n, lease, token, max_attempts, 
   -- with one HSET: a claim of many jobs pays per claim, not per job.
   local job_keys = {}
   for i = 1, #popped, 2 do job_keys[#job_keys + 1] = popped[i] end
-  local recs, attempt_recs = {}, {}
-  for from = 1, #job_keys, 500 do
-    local to = math.min(#job_keys, from + 499)
-    local part = redis.call('HMGET', K_PAYLOAD, unpack(job_keys, from, to))
-    local attempt_part = redis.call('HMGET', K_ATTEMPT, unpack(job_keys, from, to))
-    for j = 1, to - from + 1 do
-      recs[from + j - 1], attempt_recs[from + j - 1] = part[j], attempt_part[j]
-    end
-  end
+  local recs, attempt_recs = read_all(K_PAYLOAD, job_keys), read_all(K_ATTEMPT, job_keys)
   local leases, broken, attempts_written = {}, {}, {}
   for i = 1, #popped, 2 do
     local job_key, due = popped[i], due_of_ready(tonumber(popped[i + 1]))

@@ -26,3 +26,14 @@ end
 local function zadd_all(key, pairs_list)
   add_all('ZADD', key, pairs_list)
 end
+
+-- The values of these fields of a hash (false where absent), one HMGET per chunk of 500, so no
+-- unpack exceeds Lua's stack limit: one command per call instead of one HGET per field.
+local function read_all(key, fields)
+  local values = {}
+  for from = 1, #fields, CHUNK do
+    local part = redis.call('HMGET', key, unpack(fields, from, math.min(#fields, from + CHUNK - 1)))
+    for j = 1, #part do values[from + j - 1] = part[j] end
+  end
+  return values
+end
