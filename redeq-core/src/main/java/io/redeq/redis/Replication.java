@@ -3,13 +3,21 @@ package io.redeq.redis;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
@@ -31,6 +39,16 @@ import io.redeq.RedeqUnavailableException;
  * script replied, so the script is among the writes it covers.
  *
  * <p>
+ * A {@code WAIT} proves nothing when it ran on another connection than the write. Lettuce
+ * sends a command again after a reconnect when its reply was lost, so a WAIT in flight
+ * when the master died runs again on a new connection, possibly to a new master that
+ * never saw the job, and any replica there answers it at once (the new connection wrote
+ * nothing). So every connection a write and its WAIT go over is watched, and an
+ * acknowledgement is refused when any of them dropped between the {@link #mark mark}
+ * taken before the write and the WAIT's answer: the caller is told, and scheduling again
+ * under the same id is safe.
+ *
+ * <p>
  * {@code WAIT} blocks the connection it runs on until the replicas answer (usually well
  * under a millisecond on a LAN) or the timeout passes; commands queued behind it on that
  * multiplexed connection wait as long. That is the price of the option, and why it is off
@@ -46,6 +64,26 @@ public final class Replication {
 
 	private final Duration timeout;
 
+	/** Disconnects seen on the watched connections, ever. */
+	private final AtomicLong disconnects = new AtomicLong();
+
+	private final RedisConnectionStateListener countDisconnects = new RedisConnectionStateListener() {
+
+		@Override
+		public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+			// Fired on the I/O thread as the channel goes inactive: before a command it
+			// held can be sent again, so before any answer from the next connection.
+			Replication.this.disconnects.incrementAndGet();
+		}
+
+	};
+
+	/**
+	 * The connections {@link #countDisconnects} listens on; weak, as Lettuce owns them.
+	 */
+	private final Set<StatefulConnection<?, ?>> watched = Collections
+		.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+
 	public Replication(ScriptRunner scripts, KeySpace keys, int replicas, Duration timeout) {
 		this.scripts = scripts;
 		this.keys = keys;
@@ -59,25 +97,51 @@ public final class Replication {
 	}
 
 	/**
-	 * Waits until {@code replicas} replicas acknowledged the writes to the given buckets.
-	 * @param what the operation, for the error message
-	 * @throws RedeqUnavailableException if fewer replicas acknowledged within the
-	 * timeout, or Redis did not answer
+	 * To be taken right before writing to the given buckets, and handed to
+	 * {@link #awaitAsync}: starts watching the connections the write and its WAIT go
+	 * over, and returns how many times any watched connection dropped so far.
+	 * @param buckets the buckets about to be written
+	 * @return the mark
 	 */
-	public void await(Collection<Integer> buckets, String what) {
-		if (enabled()) {
-			this.scripts.await(awaitAsync(buckets, what), "WAIT " + this.replicas + " after " + what, limit());
+	public long mark(Collection<Integer> buckets) {
+		if (!enabled()) {
+			return 0;
+		}
+		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
+		if (commands instanceof RedisAdvancedClusterAsyncCommands<String, String> cluster) {
+			StatefulRedisClusterConnection<String, String> connection = cluster.getStatefulConnection();
+			for (int bucket : buckets) {
+				RedisClusterNode master = connection.getPartitions()
+					.getMasterBySlot(SlotHash.getSlot(this.keys.tag(bucket)));
+				if (master != null) {
+					// Usually open already; a connection opening now has no channel the
+					// write could have gone out on before the listener is in place.
+					connection.getConnectionAsync(master.getUri().getHost(), master.getUri().getPort())
+						.thenAccept(this::watch);
+				}
+			}
+		}
+		else if (commands instanceof RedisAsyncCommands<String, String> standalone) {
+			watch(standalone.getStatefulConnection());
+		}
+		return this.disconnects.get();
+	}
+
+	private void watch(StatefulConnection<?, ?> connection) {
+		if (this.watched.add(connection)) {
+			connection.addListener(this.countDisconnects);
 		}
 	}
 
 	/**
 	 * Completes once {@code replicas} replicas acknowledged the writes to the given
 	 * buckets, or fails with {@link RedeqUnavailableException} if fewer did within the
-	 * timeout or Redis did not answer.
+	 * timeout, Redis did not answer, or a watched connection dropped since the mark.
 	 * @param what the operation, for the error message
+	 * @param mark what {@link #mark} returned before the write
 	 * @return the acknowledgement
 	 */
-	public CompletableFuture<Void> awaitAsync(Collection<Integer> buckets, String what) {
+	public CompletableFuture<Void> awaitAsync(Collection<Integer> buckets, String what, long mark) {
 		if (!enabled()) {
 			return CompletableFuture.completedFuture(null);
 		}
@@ -94,6 +158,14 @@ public final class Replication {
 		CompletableFuture.allOf(all).orTimeout(limit().toMillis(), TimeUnit.MILLISECONDS).whenComplete((ok, ex) -> {
 			if (ex != null) {
 				result.completeExceptionally(ScriptRunner.translate(ex, operation));
+				return;
+			}
+			if (this.disconnects.get() != mark) {
+				result.completeExceptionally(new RedeqUnavailableException(what
+						+ " was written but the connection to Redis dropped before replicas acknowledged it (a WAIT "
+						+ "answered over a new connection says nothing about it; redeq.durability.wait-replicas="
+						+ this.replicas + "); a master failover now could lose it. Scheduling it again under the "
+						+ "same id is safe", null));
 				return;
 			}
 			List<String> lacking = new ArrayList<>();

@@ -62,8 +62,4 @@ public record ScheduleOutcome(String status, String value, boolean earliest) {
 			.of(new ScheduleOutcome(status, ScriptReply.text(reply.get(1)), ScriptReply.isOne(reply.get(2))));
 	}
 
-	public boolean written() {
-		return "new".equals(this.status) || "replaced".equals(this.status);
-	}
-
 }

@@ -135,23 +135,17 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 	private CompletableFuture<String> send(Prepared prepared) {
 		int bucket = this.store.keys().bucketOf(prepared.request.jobKey());
 		String operation = "schedule " + prepared.describe();
-		CompletableFuture<String> written = this.store
+		long mark = this.replication.mark(List.of(bucket));
+		CompletableFuture<String> answered = this.store
 			.schedule(bucket, this.options.capacityPerBucket(), List.of(prepared.request))
-			.thenApply((outcomes) -> {
-				ScheduleOutcome outcome = outcomes.get(0);
-				String id = accept(prepared, bucket, outcome);
-				return outcome.written() ? id : null;
-			})
+			.thenApply((outcomes) -> accept(prepared, bucket, outcomes.get(0)))
 			.toCompletableFuture();
-		CompletableFuture<String> result = ScriptRunner.translated(written, operation).thenCompose((id) -> {
-			if (id == null) {
-				return CompletableFuture.completedFuture(prepared.id); // kept: nothing
-																		// new to
-																		// replicate
-			}
-			return this.replication.awaitAsync(List.of(bucket), "Job " + prepared.describe())
-				.thenApply((ignored) -> prepared.id);
-		});
+		// A job kept as it was is waited for too: an earlier schedule of it may have been
+		// refused because its WAIT failed, and this one must not acknowledge it
+		// unchecked.
+		CompletableFuture<String> result = ScriptRunner.translated(answered, operation)
+			.thenCompose((id) -> this.replication.awaitAsync(List.of(bucket), "Job " + prepared.describe(), mark)
+				.thenApply((ignored) -> id));
 		return unwrapped(result);
 	}
 
@@ -176,6 +170,7 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 		for (Prepared p : prepared) {
 			byBucket.computeIfAbsent(keys.bucketOf(p.request.jobKey()), (b) -> new ArrayList<>()).add(p);
 		}
+		long mark = this.replication.mark(byBucket.keySet());
 		List<CompletableFuture<Call>> calls = new ArrayList<>();
 		for (Map.Entry<Integer, List<Prepared>> entry : byBucket.entrySet()) {
 			List<Prepared> group = entry.getValue();
@@ -197,25 +192,25 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 				// wins,
 				// as the synchronous client throws it.
 				RedeqException firstFailure = null;
-				Set<Integer> written = new LinkedHashSet<>();
+				Set<Integer> answered = new LinkedHashSet<>();
 				for (CompletableFuture<Call> call : calls) {
 					if (call.isCompletedExceptionally()) {
 						firstFailure = (firstFailure != null) ? firstFailure : failureOf(call);
 						continue;
 					}
 					Call done = call.join();
-					if (done.written()) {
-						written.add(done.bucket());
-					}
+					answered.add(done.bucket());
 					if (firstFailure == null) {
 						firstFailure = done.firstFailure();
 					}
 				}
-				return new Batch(written, firstFailure);
+				return new Batch(answered, firstFailure);
 			})
 			.thenCompose((batch) -> {
-				CompletableFuture<Void> replicated = batch.written().isEmpty() ? CompletableFuture.completedFuture(null)
-						: this.replication.awaitAsync(batch.written(), prepared.size() + " jobs");
+				// Kept jobs are waited for as well (see send).
+				CompletableFuture<Void> replicated = batch.answered().isEmpty()
+						? CompletableFuture.completedFuture(null)
+						: this.replication.awaitAsync(batch.answered(), prepared.size() + " jobs", mark);
 				return replicated.thenApply((ignored) -> {
 					if (batch.firstFailure() != null) {
 						throw batch.firstFailure();
@@ -233,9 +228,7 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 
 	private Call accept(int bucket, List<Prepared> jobs, List<ScheduleOutcome> outcomes) {
 		RedeqException firstFailure = null;
-		boolean written = false;
 		for (int i = 0; i < outcomes.size(); i++) {
-			written |= outcomes.get(i).written();
 			try {
 				accept(jobs.get(i), bucket, outcomes.get(i));
 			}
@@ -243,7 +236,7 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 				firstFailure = (firstFailure != null) ? firstFailure : ex;
 			}
 		}
-		return new Call(bucket, written, firstFailure);
+		return new Call(bucket, firstFailure);
 	}
 
 	/** The failure of a call that completed exceptionally. */
@@ -400,10 +393,10 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 
 	}
 
-	private record Call(int bucket, boolean written, @Nullable RedeqException firstFailure) {
+	private record Call(int bucket, @Nullable RedeqException firstFailure) {
 	}
 
-	private record Batch(Set<Integer> written, @Nullable RedeqException firstFailure) {
+	private record Batch(Set<Integer> answered, @Nullable RedeqException firstFailure) {
 	}
 
 }
