@@ -56,6 +56,9 @@ import io.redeq.RedeqUnavailableException;
  */
 public final class Replication {
 
+	/** A mark no count matches: the write went out on a connection nobody watched. */
+	private static final long UNWATCHED = -1;
+
 	private final ScriptRunner scripts;
 
 	private final KeySpace keys;
@@ -107,7 +110,15 @@ public final class Replication {
 		if (!enabled()) {
 			return 0;
 		}
-		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
+		RedisClusterAsyncCommands<String, String> commands;
+		try {
+			commands = this.scripts.connections().commands();
+		}
+		catch (RuntimeException ex) {
+			// Redis is not reachable: the write fails the same way, and should it get
+			// through on a connection opened just after, nothing watched it.
+			return UNWATCHED;
+		}
 		if (commands instanceof RedisAdvancedClusterAsyncCommands<String, String> cluster) {
 			StatefulRedisClusterConnection<String, String> connection = cluster.getStatefulConnection();
 			for (int bucket : buckets) {
