@@ -125,8 +125,9 @@ public final class Replication {
 				RedisClusterNode master = connection.getPartitions()
 					.getMasterBySlot(SlotHash.getSlot(this.keys.tag(bucket)));
 				if (master != null) {
-					// Usually open already; a connection opening now has no channel the
-					// write could have gone out on before the listener is in place.
+					// Usually open already. One still opening gets its listener as it
+					// opens, within moments of the write going out on it: only a drop in
+					// those moments of a node's first write would go unseen.
 					connection.getConnectionAsync(master.getUri().getHost(), master.getUri().getPort())
 						.thenAccept(this::watch);
 				}
