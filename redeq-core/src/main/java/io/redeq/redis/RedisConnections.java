@@ -10,7 +10,6 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
-import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.netty.util.Timer;
 import org.jspecify.annotations.Nullable;
@@ -92,8 +91,8 @@ public final class RedisConnections implements AutoCloseable {
 	public StatefulRedisPubSubConnection<String, String> connectPubSub() {
 		try {
 			StatefulRedisPubSubConnection<String, String> connection = (this.client instanceof RedisClusterClient cluster)
-					? cluster.connectPubSub(StringCodec.UTF8)
-					: ((RedisClient) this.client).connectPubSub(StringCodec.UTF8);
+					? cluster.connectPubSub(ExactUtf8Codec.INSTANCE)
+					: ((RedisClient) this.client).connectPubSub(ExactUtf8Codec.INSTANCE);
 			return track(connection);
 		}
 		catch (RuntimeException ex) {
@@ -114,8 +113,8 @@ public final class RedisConnections implements AutoCloseable {
 			throw new IllegalStateException("redeq is closed");
 		}
 		try {
-			return (this.client instanceof RedisClusterClient cluster) ? cluster.connect(StringCodec.UTF8)
-					: ((RedisClient) this.client).connect(StringCodec.UTF8);
+			return (this.client instanceof RedisClusterClient cluster) ? cluster.connect(ExactUtf8Codec.INSTANCE)
+					: ((RedisClient) this.client).connect(ExactUtf8Codec.INSTANCE);
 		}
 		catch (RuntimeException ex) {
 			throw unavailable(ex);
