@@ -14,6 +14,7 @@ import java.util.function.Predicate;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -257,6 +258,14 @@ public final class ScriptRunner {
 		}
 		if (cause instanceof RedisCommandExecutionException) {
 			return new RedeqException("Redis rejected " + operation + ": " + cause.getMessage(), cause);
+		}
+		if (cause instanceof RedisException) {
+			// Lettuce's own failures without an answer from Redis: "Connection closed"
+			// (a cluster node's connection closed after a failover, with commands still
+			// on it), "Currently not connected". The command may have run: callers treat
+			// it as unavailable (a claim's token is handed back), not as a refusal.
+			return new RedeqUnavailableException("Redis unavailable during " + operation + ": " + cause.getMessage(),
+					cause);
 		}
 		return new RedeqException("Unexpected failure during " + operation + ": " + cause, cause);
 	}
