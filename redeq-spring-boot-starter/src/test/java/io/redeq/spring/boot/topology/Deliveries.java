@@ -9,14 +9,23 @@ import org.springframework.context.annotation.Configuration;
 import io.redeq.Delivery;
 import io.redeq.spring.RedeqListener;
 
-/** A listener that counts the deliveries of each job of topic {@code orders}. */
+/**
+ * A listener that counts the deliveries of each job of topic {@code orders}, and those of
+ * a later attempt.
+ */
 @Configuration(proxyBeanMethods = false)
 class Deliveries {
 
 	final Map<String, AtomicInteger> byId = new ConcurrentHashMap<>();
 
+	/** Deliveries of a later attempt: here, jobs run again after their lease expired. */
+	final AtomicInteger afterLeaseExpiry = new AtomicInteger();
+
 	@RedeqListener(topic = "orders", concurrency = "4")
 	void onOrder(String payload, Delivery delivery) {
+		if (delivery.attempt() > 1) {
+			this.afterLeaseExpiry.incrementAndGet();
+		}
 		this.byId.computeIfAbsent(delivery.id(), (id) -> new AtomicInteger()).incrementAndGet();
 	}
 
