@@ -174,49 +174,40 @@ class ClusterStarterIntegrationTests {
 	@Test
 	@Order(3)
 	void aMasterKilledUnderLoadLosesNoAcknowledgedJob() {
-		runner().withPropertyValues("redeq.prefix=failover", "redeq.durability.wait-replicas=1",
-				// Leases of 20 s, not 5 min: a job left IN_FLIGHT under a claim whose
-				// reply the
-				// failover swallowed runs again within the wait below (counted apart, not
-				// as
-				// lost); losing a job still fails the test.
-				"redeq.consumer.timeout=20s")
-			.run((context) -> {
-				assertThat(context).hasNotFailed();
-				Deliveries deliveries = context.getBean(Deliveries.class);
-				ScheduleLoad load = new ScheduleLoad(context.getBean(RedeqClient.class), "orders",
-						Duration.ofSeconds(1));
-				long failoverMillis;
-				int beforeKill;
-				try (load) {
-					await().atMost(Duration.ofSeconds(30)).until(() -> load.acknowledged().size() >= 500);
-					RedisServer victim = cluster.masters().get(0);
-					int victimPort = victim.port();
-					beforeKill = load.acknowledged().size();
-					victim.kill();
-					long killedAt = System.nanoTime();
-					await().atMost(Duration.ofSeconds(30))
-						.until(() -> cluster.masters().size() == 3
-								&& cluster.masters().stream().noneMatch((m) -> m.port() == victimPort));
-					cluster.awaitHealthy(Duration.ofSeconds(30));
-					failoverMillis = (System.nanoTime() - killedAt) / 1_000_000;
-					// Back as the new master's replica, so WAIT 1 succeeds on every shard
-					// again.
-					victim.start();
-					cluster.awaitHealthy(Duration.ofSeconds(30));
-					int afterFailover = load.acknowledged().size();
-					await().atMost(Duration.ofSeconds(30))
-						.until(() -> load.acknowledged().size() >= afterFailover + 300);
-				}
-				await().atMost(Duration.ofSeconds(60))
-					.until(() -> deliveries.byId.keySet().containsAll(load.acknowledged()));
-				System.out.printf(
-						"[starter-cluster-failover] acknowledged=%d (before kill %d), refused=%d, delivered=%d, "
-								+ "duplicates=%d, run again after their lease expired=%d, failover took %d ms%n",
-						load.acknowledged().size(), beforeKill, load.refused(), deliveries.byId.size(),
-						deliveries.duplicates(), deliveries.afterLeaseExpiry.get(), failoverMillis);
-				assertThat(deliveries.byId.keySet()).containsAll(load.acknowledged());
-			});
+		runner().withPropertyValues(ScheduleLoad.FAILOVER_PROPERTIES).run((context) -> {
+			assertThat(context).hasNotFailed();
+			Deliveries deliveries = context.getBean(Deliveries.class);
+			ScheduleLoad load = new ScheduleLoad(context.getBean(RedeqClient.class), "orders", Duration.ofSeconds(1));
+			long failoverMillis;
+			int beforeKill;
+			try (load) {
+				await().atMost(Duration.ofSeconds(30)).until(() -> load.acknowledged().size() >= 500);
+				RedisServer victim = cluster.masters().get(0);
+				int victimPort = victim.port();
+				beforeKill = load.acknowledged().size();
+				victim.kill();
+				long killedAt = System.nanoTime();
+				await().atMost(Duration.ofSeconds(30))
+					.until(() -> cluster.masters().size() == 3
+							&& cluster.masters().stream().noneMatch((m) -> m.port() == victimPort));
+				cluster.awaitHealthy(Duration.ofSeconds(30));
+				failoverMillis = (System.nanoTime() - killedAt) / 1_000_000;
+				// Back as the new master's replica, so WAIT 1 succeeds on every shard
+				// again.
+				victim.start();
+				cluster.awaitHealthy(Duration.ofSeconds(30));
+				int afterFailover = load.acknowledged().size();
+				await().atMost(Duration.ofSeconds(30)).until(() -> load.acknowledged().size() >= afterFailover + 300);
+			}
+			await().atMost(Duration.ofSeconds(60))
+				.until(() -> deliveries.byId.keySet().containsAll(load.acknowledged()));
+			System.out.printf(
+					"[starter-cluster-failover] acknowledged=%d (before kill %d), refused=%d, delivered=%d, "
+							+ "duplicates=%d, run again after their lease expired=%d, failover took %d ms%n",
+					load.acknowledged().size(), beforeKill, load.refused(), deliveries.byId.size(),
+					deliveries.duplicates(), deliveries.afterLeaseExpiry.get(), failoverMillis);
+			assertThat(deliveries.byId.keySet()).containsAll(load.acknowledged());
+		});
 	}
 
 }

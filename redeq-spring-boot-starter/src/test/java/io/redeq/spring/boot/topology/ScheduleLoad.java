@@ -18,6 +18,15 @@ import io.redeq.RedeqException;
  */
 final class ScheduleLoad implements AutoCloseable {
 
+	/**
+	 * The starter's settings for a failover under this load: a replica must acknowledge
+	 * each schedule, and leases last 20 s instead of 5 min, so a job left IN_FLIGHT under
+	 * a claim whose reply the failover swallowed runs again within a test's wait (counted
+	 * apart, see {@link Deliveries#afterLeaseExpiry}); a lost job still fails the test.
+	 */
+	static final String[] FAILOVER_PROPERTIES = { "redeq.prefix=failover", "redeq.durability.wait-replicas=1",
+			"redeq.consumer.timeout=20s" };
+
 	private final Set<String> acknowledged = ConcurrentHashMap.newKeySet();
 
 	private final AtomicInteger refused = new AtomicInteger();

@@ -82,50 +82,41 @@ class SentinelStarterIntegrationTests {
 	@Test
 	@Order(2)
 	void aMasterKilledUnderLoadLosesNoAcknowledgedJob() {
-		runner().withPropertyValues("redeq.prefix=failover", "redeq.durability.wait-replicas=1",
-				// Leases of 20 s, not 5 min: a job left IN_FLIGHT under a claim whose
-				// reply the
-				// failover swallowed runs again within the wait below (counted apart, not
-				// as
-				// lost); losing a job still fails the test.
-				"redeq.consumer.timeout=20s")
-			.run((context) -> {
-				assertThat(context).hasNotFailed();
-				Deliveries deliveries = context.getBean(Deliveries.class);
-				ScheduleLoad load = new ScheduleLoad(context.getBean(RedeqClient.class), "orders",
-						Duration.ofSeconds(1));
-				long failoverMillis;
-				int beforeKill;
-				try (load) {
-					await().atMost(Duration.ofSeconds(30)).until(() -> load.acknowledged().size() >= 500);
-					RedisServer victim = sentinel.master();
-					int victimPort = victim.port();
-					beforeKill = load.acknowledged().size();
-					victim.kill();
-					long killedAt = System.nanoTime();
-					sentinel.awaitFailover(victimPort, Duration.ofSeconds(30));
-					failoverMillis = (System.nanoTime() - killedAt) / 1_000_000;
-					// The old master comes back as the new master's replica (what
-					// Sentinel
-					// does on its own, but in TILT mode only 30 s later on a loaded
-					// machine): WAIT 1 succeeds again and schedule acknowledges again.
-					sentinel.restartAsReplica(victim);
-					int afterFailover = load.acknowledged().size();
-					await().atMost(Duration.ofSeconds(40))
-						.until(() -> load.acknowledged().size() >= afterFailover + 300);
-				}
-				RedeqClient client = context.getBean(RedeqClient.class);
-				await().atMost(Duration.ofSeconds(40))
-					.untilAsserted(() -> assertThat(undelivered(client, load, deliveries))
-						.as("acknowledged jobs not delivered (first 10, with their state in Redis)")
-						.isEmpty());
-				System.out.printf(
-						"[starter-sentinel-failover] acknowledged=%d (before kill %d), refused=%d, delivered=%d, "
-								+ "duplicates=%d, run again after their lease expired=%d, failover took %d ms%n",
-						load.acknowledged().size(), beforeKill, load.refused(), deliveries.byId.size(),
-						deliveries.duplicates(), deliveries.afterLeaseExpiry.get(), failoverMillis);
-				assertThat(deliveries.byId.keySet()).containsAll(load.acknowledged());
-			});
+		runner().withPropertyValues(ScheduleLoad.FAILOVER_PROPERTIES).run((context) -> {
+			assertThat(context).hasNotFailed();
+			Deliveries deliveries = context.getBean(Deliveries.class);
+			ScheduleLoad load = new ScheduleLoad(context.getBean(RedeqClient.class), "orders", Duration.ofSeconds(1));
+			long failoverMillis;
+			int beforeKill;
+			try (load) {
+				await().atMost(Duration.ofSeconds(30)).until(() -> load.acknowledged().size() >= 500);
+				RedisServer victim = sentinel.master();
+				int victimPort = victim.port();
+				beforeKill = load.acknowledged().size();
+				victim.kill();
+				long killedAt = System.nanoTime();
+				sentinel.awaitFailover(victimPort, Duration.ofSeconds(30));
+				failoverMillis = (System.nanoTime() - killedAt) / 1_000_000;
+				// The old master comes back as the new master's replica (what
+				// Sentinel does on its own, but in TILT mode only 30 s later on a
+				// loaded machine): WAIT 1 succeeds again and schedule acknowledges
+				// again.
+				sentinel.restartAsReplica(victim);
+				int afterFailover = load.acknowledged().size();
+				await().atMost(Duration.ofSeconds(40)).until(() -> load.acknowledged().size() >= afterFailover + 300);
+			}
+			RedeqClient client = context.getBean(RedeqClient.class);
+			await().atMost(Duration.ofSeconds(40))
+				.untilAsserted(() -> assertThat(undelivered(client, load, deliveries))
+					.as("acknowledged jobs not delivered (first 10, with their state in Redis)")
+					.isEmpty());
+			System.out.printf(
+					"[starter-sentinel-failover] acknowledged=%d (before kill %d), refused=%d, delivered=%d, "
+							+ "duplicates=%d, run again after their lease expired=%d, failover took %d ms%n",
+					load.acknowledged().size(), beforeKill, load.refused(), deliveries.byId.size(),
+					deliveries.duplicates(), deliveries.afterLeaseExpiry.get(), failoverMillis);
+			assertThat(deliveries.byId.keySet()).containsAll(load.acknowledged());
+		});
 	}
 
 	/**
