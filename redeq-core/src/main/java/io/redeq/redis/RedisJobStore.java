@@ -261,7 +261,9 @@ public final class RedisJobStore {
 	 * round costs one round trip, not one per bucket. A bucket whose script met a topic
 	 * not declared yet is sent again on its own with it. Each bucket's script gets its
 	 * {@code offers}: it hands due jobs of their topics straight to those consumers
-	 * ({@link MigrateResult#handedOver()}).
+	 * ({@link MigrateResult#handedOver()}). Every bucket's reply is awaited; the first
+	 * failure is thrown after the last, and the offers of a bucket that failed are left
+	 * for the caller to settle.
 	 * @param offersByBucket per bucket, in the order of {@code buckets}, its offers
 	 */
 	public void migrateDue(int[] buckets, int batchSize, List<List<SlotOffer>> offersByBucket,
@@ -276,13 +278,25 @@ public final class RedisJobStore {
 			replies.add(runMigrate(buckets[i], knownTopics(buckets[i]), args.get(i)));
 		}
 		// Each bucket's result is handed on as soon as its reply is in, so its consumers
-		// are signalled without waiting for the replies behind it.
+		// are signalled without waiting for the replies behind it. A bucket that fails
+		// does not end the round: the scripts behind it are on their way and may run,
+		// handing jobs to consumers, so their replies are awaited too (they come, or time
+		// out, with the failed one's).
+		RuntimeException failure = null;
 		for (int i = 0; i < buckets.length; i++) {
-			List<Object> reply = this.scripts.await(replies.get(i), Scripts.MIGRATE.toString());
-			if (ScriptReply.asksForTopics(reply)) {
-				reply = runMigrateWithAllTopics(buckets[i], args.get(i));
+			try {
+				List<Object> reply = this.scripts.await(replies.get(i), Scripts.MIGRATE.toString());
+				if (ScriptReply.asksForTopics(reply)) {
+					reply = runMigrateWithAllTopics(buckets[i], args.get(i));
+				}
+				each.accept(buckets[i], MigrateResult.fromReply(reply, buckets[i], offersByBucket.get(i)));
 			}
-			each.accept(buckets[i], MigrateResult.fromReply(reply, buckets[i], offersByBucket.get(i)));
+			catch (RuntimeException ex) {
+				failure = (failure != null) ? failure : ex;
+			}
+		}
+		if (failure != null) {
+			throw failure;
 		}
 	}
 
@@ -573,10 +587,11 @@ public final class RedisJobStore {
 
 	/**
 	 * Hands back, with their attempts, the jobs a claim took whose reply never arrived;
-	 * returns how many.
+	 * returns how many. The token is burnt: a claim or migrate under it that reaches
+	 * Redis after this takes nothing.
 	 */
 	public long releaseClaim(int bucket, String topic, String token) {
-		Long released = this.scripts.await(runOn(Scripts.RELEASE_CLAIM, bucket, topic, token),
+		Long released = this.scripts.await(runRemembered(Scripts.RELEASE_CLAIM, bucket, topic, token),
 				"hand back the jobs of a lost claim on topic " + topic);
 		return released;
 	}
