@@ -1,8 +1,11 @@
 package io.redeq.consumer;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,6 +22,14 @@ import io.redeq.redis.RedisJobStore;
  * attempt given back: those jobs were never started, so they must neither wait for their
  * lease nor lose an attempt. The fetcher thread hands back; the migrator's thread may add
  * a hand-off whose reply it lost.
+ *
+ * <p>
+ * One hand-back is not always enough while Redis fails over: it may be answered by a
+ * server that does not hold the jobs (a crashed master restarted empty that still
+ * believes it serves the bucket, or a slot map not refreshed yet). So a token is handed
+ * back again after 1, 2, 4... seconds, and forgotten only once the claim's lease has
+ * passed, when the lease's expiry returns whatever is left. Each hand-back also burns the
+ * token (release-claim.lua), so a claim under it that reaches Redis later takes nothing.
  */
 final class LostClaims {
 
@@ -26,15 +37,31 @@ final class LostClaims {
 
 	private static final int MAX_REMEMBERED = 1000;
 
+	private static final long FIRST_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	private static final long MAX_RETRY_NANOS = TimeUnit.SECONDS.toNanos(60);
+
 	private final RedisJobStore store;
 
 	private final String topic;
 
+	private final long leaseNanos;
+
+	private final LongSupplier nanoClock;
+
 	private final List<Claim> lost = new CopyOnWriteArrayList<>();
 
-	LostClaims(RedisJobStore store, String topic) {
+	/**
+	 * Lost claims of one consumer, none yet.
+	 * @param lease the lease a claim takes its jobs under: how long a token is worth
+	 * handing back
+	 * @param nanoClock {@link System#nanoTime()}, or a test's clock
+	 */
+	LostClaims(RedisJobStore store, String topic, Duration lease, LongSupplier nanoClock) {
 		this.store = store;
 		this.topic = topic;
+		this.leaseNanos = lease.toNanos();
+		this.nanoClock = nanoClock;
 	}
 
 	/**
@@ -42,8 +69,8 @@ final class LostClaims {
 	 * error) wrote nothing and needs nothing.
 	 */
 	void failed(int bucket, String token, RedeqException failure) {
-		if (failure instanceof RedeqUnavailableException && this.lost.size() < MAX_REMEMBERED) {
-			this.lost.add(new Claim(bucket, token));
+		if (failure instanceof RedeqUnavailableException) {
+			remember(bucket, token);
 		}
 	}
 
@@ -54,34 +81,101 @@ final class LostClaims {
 	 * script and changes nothing.
 	 */
 	void unanswered(int bucket, String token) {
+		remember(bucket, token);
+	}
+
+	private void remember(int bucket, String token) {
 		if (this.lost.size() < MAX_REMEMBERED) {
-			this.lost.add(new Claim(bucket, token));
+			long now = this.nanoClock.getAsLong();
+			this.lost.add(new Claim(bucket, token, now + this.leaseNanos, now, 0));
 		}
 	}
 
 	/**
-	 * Hands back the jobs of every remembered claim; returns the buckets that got jobs
-	 * back. A claim whose hand-back fails stays remembered for the next round.
+	 * Hands back the jobs of every remembered claim whose turn has come; returns the
+	 * buckets that got jobs back. A hand-back that fails is tried again at the next
+	 * round.
 	 */
 	List<Integer> handBack() {
 		List<Integer> buckets = new ArrayList<>();
 		for (Claim claim : List.copyOf(this.lost)) {
-			long released = this.store.releaseClaim(claim.bucket(), this.topic, claim.token());
+			long now = this.nanoClock.getAsLong();
+			if (now - claim.nextTry() < 0) {
+				continue;
+			}
+			long released;
+			try {
+				released = this.store.releaseClaim(claim.bucket(), this.topic, claim.token());
+			}
+			catch (RedeqException ex) {
+				if (claim.tries() == 0) {
+					throw ex; // the fetcher retries every second, and claims nothing
+								// before
+				}
+				// A later hand-back is a safety net: it must not keep the fetcher from
+				// the other buckets while this one's server does not answer.
+				this.lost.remove(claim);
+				if (claim.forgetAt() - now > 0) {
+					this.lost.add(claim.triedAt(now));
+				}
+				continue;
+			}
 			this.lost.remove(claim);
 			if (released > 0) {
 				logger.info("Handed back {} jobs of topic '{}' whose claim's reply was lost; they run again at once",
 						released, this.topic);
 				buckets.add(claim.bucket());
 			}
+			if (claim.forgetAt() - now > 0) {
+				this.lost.add(claim.triedAt(now));
+			}
 		}
 		return buckets;
 	}
 
+	/** Whether some claim is remembered, handed back or not. */
 	boolean isEmpty() {
 		return this.lost.isEmpty();
 	}
 
-	private record Claim(int bucket, String token) {
+	/**
+	 * Whether a claim waits for its first hand-back, which should go before any other
+	 * claim of this consumer (its jobs were due first). Later hand-backs are a safety net
+	 * and hold nothing up.
+	 */
+	boolean anyNotHandedBack() {
+		for (Claim claim : this.lost) {
+			if (claim.tries() == 0) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Whether some remembered claim's turn has come.
+	 */
+	boolean anyDue() {
+		long now = this.nanoClock.getAsLong();
+		for (Claim claim : this.lost) {
+			if (now - claim.nextTry() >= 0) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * One lost claim: its bucket and token, when it stops being worth a hand-back (its
+	 * lease has passed), when it is next handed back, and how often it was.
+	 */
+	private record Claim(int bucket, String token, long forgetAt, long nextTry, int tries) {
+
+		Claim triedAt(long now) {
+			long wait = Math.min(MAX_RETRY_NANOS, FIRST_RETRY_NANOS << Math.min(this.tries, 10));
+			return new Claim(this.bucket, this.token, this.forgetAt, now + wait, this.tries + 1);
+		}
+
 	}
 
 }

@@ -148,7 +148,7 @@ public final class TopicConsumer implements Subscription {
 		// instance id that a restarted instance or another subscription shares.
 		this.tokenPrefix = context.instanceId() + ":" + JobIds.next().substring(0, 8) + ":";
 		this.leases = new LeaseKeeper(this.store, settings.lease(), this.workers.running(), this.acknowledgements);
-		this.lostClaims = new LostClaims(this.store, settings.topic());
+		this.lostClaims = new LostClaims(this.store, settings.topic(), settings.lease(), System::nanoTime);
 		this.pauses = context.pauses();
 		this.limiter = (settings.rateLimit() != null)
 				? new StartLimiter(this.store, settings.topic(), settings.rateLimit()) : null;
@@ -243,7 +243,7 @@ public final class TopicConsumer implements Subscription {
 	 */
 	private long fetchInto(FreeSlots free) throws InterruptedException {
 		Integer bucket;
-		if (!this.lostClaims.isEmpty()) {
+		if (this.lostClaims.anyDue()) {
 			this.lostClaims.handBack().forEach(this.signals::moreHere);
 		}
 		while (free.left() > 0 && this.fetching && !this.pauses.isPaused(this.settings.topic())
@@ -384,7 +384,7 @@ public final class TopicConsumer implements Subscription {
 	 * starts per claim of the fetcher) or with a lost claim to hand back first.
 	 */
 	private boolean mayClaimElsewhere() {
-		return this.fetching && this.limiter == null && this.lostClaims.isEmpty()
+		return this.fetching && this.limiter == null && !this.lostClaims.anyNotHandedBack()
 				&& !this.pauses.isPaused(this.settings.topic());
 	}
 

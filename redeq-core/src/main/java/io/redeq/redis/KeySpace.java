@@ -109,10 +109,10 @@ public final class KeySpace {
 
 	/**
 	 * Requests of a bucket that a client may send twice (claim tokens, cancel request
-	 * ids): a zset by the time they ran, kept briefly; only claim and cancel declare it,
-	 * after the topic keys.
+	 * ids): a zset by the time they ran, kept briefly; only claim, cancel, release-claim
+	 * and migrate declare it, after the topic keys.
 	 */
-	String requestsKey(int bucket) {
+	public String requestsKey(int bucket) {
 		return this.tags[bucket] + ":requests";
 	}
 

@@ -26,7 +26,7 @@
 --   KEYS[9+2k]  ready:<t> zset jobKey -> due ms, less a minute per priority level (+ priority/16)
 --                              (READY, claimed lowest score first; see lib/settings.lua)
 --   KEYS[10+2k] dead:<t>  zset jobKey -> time it died (DEAD, for paging one topic)
---   claim and cancel only, after the topic pairs (migrate: after its recurring hash):
+--   claim, cancel and release-claim only, after the topic pairs (migrate: after its recurring hash):
 --   KEYS[#KEYS] requests  zset request id -> time it ran  (see lib/requests.lua)
 --
 -- A job's state is the index that holds it: exactly one of due, ready:<t>, lease, died.
