@@ -109,28 +109,67 @@ final class LostClaims {
 			}
 			catch (RedeqException ex) {
 				if (claim.tries() == 0) {
-					throw ex; // the fetcher retries every second, and claims nothing
-								// before
+					// The fetcher tries again in a second, and claims nothing before.
+					throw ex;
 				}
 				// A later hand-back is a safety net: it must not keep the fetcher from
 				// the other buckets while this one's server does not answer.
-				this.lost.remove(claim);
-				if (claim.forgetAt() - now > 0) {
-					this.lost.add(claim.triedAt(now));
-				}
+				tryLater(claim, now);
 				continue;
 			}
-			this.lost.remove(claim);
-			if (released > 0) {
+			tryLater(claim, now);
+			if (released > 0 && claim.tries() == 0) {
 				logger.info("Handed back {} jobs of topic '{}' whose claim's reply was lost; they run again at once",
 						released, this.topic);
-				buckets.add(claim.bucket());
 			}
-			if (claim.forgetAt() - now > 0) {
-				this.lost.add(claim.triedAt(now));
+			else if (released > 0) {
+				// A server that did not hold them answered the earlier hand-backs: a
+				// failover was under way.
+				logger.info("Handed back {} jobs of topic '{}' whose claim's reply was lost, at hand-back {} of "
+						+ "that claim; they run again at once", released, this.topic, claim.tries() + 1);
+			}
+			if (released > 0) {
+				buckets.add(claim.bucket());
 			}
 		}
 		return buckets;
+	}
+
+	/** Plans a claim's next hand-back, or forgets it once its lease has passed. */
+	private void tryLater(Claim claim, long now) {
+		this.lost.remove(claim);
+		if (claim.forgetAt() - now > 0) {
+			this.lost.add(claim.triedAt(now));
+		}
+	}
+
+	/**
+	 * Hands back every remembered claim once, whatever its turn, when the consumer
+	 * closes: jobs never started go back to READY at once, as its prefetched ones do.
+	 * Stops at the first claim Redis does not answer for (one command timeout, not one
+	 * per claim); those jobs run again when their leases expire.
+	 * @return the jobs handed back
+	 */
+	long handBackAll() {
+		long released = 0;
+		for (Claim claim : List.copyOf(this.lost)) {
+			try {
+				released += this.store.releaseClaim(claim.bucket(), this.topic, claim.token());
+			}
+			catch (RedeqUnavailableException ex) {
+				logger.warn(
+						"Could not hand back the jobs of {} claims of topic '{}' whose reply was lost ({}); "
+								+ "they run again when their leases expire",
+						this.lost.size(), this.topic, ex.getMessage());
+				return released;
+			}
+			catch (RedeqException ex) {
+				logger.warn("Could not hand back the jobs of a claim of topic '{}' whose reply was lost ({}); "
+						+ "they run again when their leases expire", this.topic, ex.getMessage());
+			}
+			this.lost.remove(claim);
+		}
+		return released;
 	}
 
 	/** Whether some claim is remembered, handed back or not. */
@@ -156,6 +195,10 @@ final class LostClaims {
 	 * Whether some remembered claim's turn has come.
 	 */
 	boolean anyDue() {
+		if (this.lost.isEmpty()) {
+			return false; // the fetcher asks before every round: no clock read for
+							// nothing
+		}
 		long now = this.nanoClock.getAsLong();
 		for (Claim claim : this.lost) {
 			if (now - claim.nextTry() >= 0) {

@@ -463,9 +463,11 @@ public final class TopicConsumer implements Subscription {
 	 * READY at once, a job whose handler ignored its interrupt stays IN_FLIGHT until its
 	 * lease (no longer renewed) expires, so no other instance starts it while this one
 	 * still runs it. Finished jobs get until the shutdown timeout (one command timeout at
-	 * least) for Redis to confirm their completion. Every wait is bounded: close takes at
-	 * most about the shutdown timeout, plus {@link #INTERRUPTED_HANDLER_GRACE}, plus a
-	 * few command timeouts when Redis does not answer.
+	 * least) for Redis to confirm their completion; the jobs of claims whose reply was
+	 * lost go back to READY too ({@link LostClaims#handBackAll()}). Every wait is
+	 * bounded: close takes at most about the shutdown timeout, plus
+	 * {@link #INTERRUPTED_HANDLER_GRACE}, plus a few command timeouts when Redis does not
+	 * answer.
 	 */
 	@Override
 	public void close() {
@@ -484,6 +486,7 @@ public final class TopicConsumer implements Subscription {
 		// A job that finished at the deadline still gets one command's time to complete.
 		long completionTime = Math.max(deadline - System.nanoTime(), this.options.commandTimeout().toNanos());
 		List<ClaimedJob> uncompleted = this.acknowledgements.flush(System.nanoTime() + completionTime);
+		long lostHandedBack = this.lostClaims.handBackAll();
 		this.leases.stop();
 		this.workers.shutdown();
 		this.onClosed.run();
@@ -493,8 +496,8 @@ public final class TopicConsumer implements Subscription {
 							+ "they stay IN_FLIGHT and run again when their leases expire",
 					this.settings.topic(), uncompleted.size(), JobOutcomes.ids(uncompleted));
 		}
-		int handedBack = waiting.size() - waitingNotHandedBack.size() + unfinished.neverStarted().size()
-				+ unfinished.interrupted().size() - notHandedBack.size();
+		long handedBack = waiting.size() - waitingNotHandedBack.size() + unfinished.neverStarted().size()
+				+ unfinished.interrupted().size() - notHandedBack.size() + lostHandedBack;
 		int leftInFlight = unfinished.stillRunning().size() + waitingNotHandedBack.size() + notHandedBack.size()
 				+ uncompleted.size();
 		if (handedBack > 0 || leftInFlight > 0) {

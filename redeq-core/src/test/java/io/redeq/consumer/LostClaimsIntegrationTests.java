@@ -100,6 +100,19 @@ class LostClaimsIntegrationTests {
 	}
 
 	@Test
+	void closingHandsBackEveryLostClaimAtOnceWhateverItsTurn() {
+		LostClaims lost = new LostClaims(this.store, TOPIC, LEASE, this.clock::get);
+		lost.unanswered(0, "inst:c:3");
+		assertThat(lost.handBack()).isEmpty();
+		claimUnderTheTokenAsTheServerThatHoldsTheJobsSawIt("inst:c:3");
+
+		assertThat(lost.handBackAll()).isEqualTo(2);
+
+		assertThat(states()).containsOnly(JobState.READY);
+		assertThat(lost.isEmpty()).isTrue();
+	}
+
+	@Test
 	void aRefusalRedisAnsweredIsNotRemembered() {
 		LostClaims lost = new LostClaims(this.store, TOPIC, LEASE, this.clock::get);
 		lost.failed(0, "inst:c:2", new RedeqException("ERR a script error"));
