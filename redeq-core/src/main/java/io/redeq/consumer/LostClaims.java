@@ -27,9 +27,10 @@ import io.redeq.redis.RedisJobStore;
  * One hand-back is not always enough while Redis fails over: it may be answered by a
  * server that does not hold the jobs (a crashed master restarted empty that still
  * believes it serves the bucket, or a slot map not refreshed yet). So a token is handed
- * back again after 1, 2, 4... seconds, and forgotten only once the claim's lease has
- * passed, when the lease's expiry returns whatever is left. Each hand-back also burns the
- * token (release-claim.lua), so a claim under it that reaches Redis later takes nothing.
+ * back again after 1, 2, 4... seconds (a minute at most), and forgotten once the claim's
+ * lease has passed, when the lease's expiry returns whatever is left, or after five
+ * minutes, by when any failover has long settled. Each hand-back also burns the token
+ * (release-claim.lua), so a claim under it that reaches Redis later takes nothing.
  */
 final class LostClaims {
 
@@ -41,11 +42,14 @@ final class LostClaims {
 
 	private static final long MAX_RETRY_NANOS = TimeUnit.SECONDS.toNanos(60);
 
+	/** At most about ten hand-backs of one claim, even under a lease of hours. */
+	private static final long MAX_KEPT_NANOS = TimeUnit.MINUTES.toNanos(5);
+
 	private final RedisJobStore store;
 
 	private final String topic;
 
-	private final long leaseNanos;
+	private final long keptNanos;
 
 	private final LongSupplier nanoClock;
 
@@ -54,13 +58,13 @@ final class LostClaims {
 	/**
 	 * Lost claims of one consumer, none yet.
 	 * @param lease the lease a claim takes its jobs under: how long a token is worth
-	 * handing back
+	 * handing back (five minutes at most)
 	 * @param nanoClock {@link System#nanoTime()}, or a test's clock
 	 */
 	LostClaims(RedisJobStore store, String topic, Duration lease, LongSupplier nanoClock) {
 		this.store = store;
 		this.topic = topic;
-		this.leaseNanos = lease.toNanos();
+		this.keptNanos = Math.min(lease.toNanos(), MAX_KEPT_NANOS);
 		this.nanoClock = nanoClock;
 	}
 
@@ -87,7 +91,7 @@ final class LostClaims {
 	private void remember(int bucket, String token) {
 		if (this.lost.size() < MAX_REMEMBERED) {
 			long now = this.nanoClock.getAsLong();
-			this.lost.add(new Claim(bucket, token, now + this.leaseNanos, now, 0));
+			this.lost.add(new Claim(bucket, token, now + this.keptNanos, now, 0));
 		}
 	}
 
@@ -135,7 +139,7 @@ final class LostClaims {
 		return buckets;
 	}
 
-	/** Plans a claim's next hand-back, or forgets it once its lease has passed. */
+	/** Plans a claim's next hand-back, or forgets it once that is no longer worth it. */
 	private void tryLater(Claim claim, long now) {
 		this.lost.remove(claim);
 		if (claim.forgetAt() - now > 0) {
@@ -196,8 +200,8 @@ final class LostClaims {
 	 */
 	boolean anyDue() {
 		if (this.lost.isEmpty()) {
-			return false; // the fetcher asks before every round: no clock read for
-							// nothing
+			// The fetcher asks before every round: no clock read for nothing.
+			return false;
 		}
 		long now = this.nanoClock.getAsLong();
 		for (Claim claim : this.lost) {
@@ -210,7 +214,8 @@ final class LostClaims {
 
 	/**
 	 * One lost claim: its bucket and token, when it stops being worth a hand-back (its
-	 * lease has passed), when it is next handed back, and how often it was.
+	 * lease has passed, or five minutes), when it is next handed back, and how often it
+	 * was.
 	 */
 	private record Claim(int bucket, String token, long forgetAt, long nextTry, int tries) {
 

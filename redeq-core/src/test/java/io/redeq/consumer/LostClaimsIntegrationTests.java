@@ -100,6 +100,21 @@ class LostClaimsIntegrationTests {
 	}
 
 	@Test
+	void underALeaseOfHoursAClaimIsHandedBackForFiveMinutesAtMost() {
+		LostClaims lost = new LostClaims(this.store, TOPIC, Duration.ofHours(2), this.clock::get);
+		lost.unanswered(0, "inst:c:4");
+		assertThat(lost.handBack()).isEmpty();
+
+		this.clock.addAndGet(Duration.ofMinutes(4).toNanos());
+		assertThat(lost.handBack()).isEmpty();
+		assertThat(lost.isEmpty()).isFalse();
+		this.clock.addAndGet(Duration.ofMinutes(1).toNanos());
+		assertThat(lost.handBack()).isEmpty();
+
+		assertThat(lost.isEmpty()).isTrue();
+	}
+
+	@Test
 	void closingHandsBackEveryLostClaimAtOnceWhateverItsTurn() {
 		LostClaims lost = new LostClaims(this.store, TOPIC, LEASE, this.clock::get);
 		lost.unanswered(0, "inst:c:3");
