@@ -1,12 +1,15 @@
 package io.redeq.spring.boot.topology;
 
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.springframework.context.annotation.Configuration;
 
 import io.redeq.Delivery;
+import io.redeq.RedeqClient;
 import io.redeq.spring.RedeqListener;
 
 /**
@@ -31,6 +34,19 @@ class Deliveries {
 
 	long duplicates() {
 		return this.byId.values().stream().filter((count) -> count.get() > 1).count();
+	}
+
+	/**
+	 * Acknowledged jobs this listener has not received (the first ten), each with what
+	 * Redis holds for it: a failure says whether the job is lost or only late.
+	 */
+	List<String> undelivered(RedeqClient client, Set<String> acknowledged) {
+		return acknowledged.stream()
+			.filter((id) -> !this.byId.containsKey(id))
+			.sorted()
+			.limit(10)
+			.map((id) -> id + ": " + client.find("orders", id).map(Object::toString).orElse("not in Redis"))
+			.toList();
 	}
 
 }

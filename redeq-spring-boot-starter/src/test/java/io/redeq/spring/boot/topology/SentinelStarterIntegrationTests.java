@@ -1,7 +1,6 @@
 package io.redeq.spring.boot.topology;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.AfterAll;
@@ -107,7 +106,7 @@ class SentinelStarterIntegrationTests {
 			}
 			RedeqClient client = context.getBean(RedeqClient.class);
 			await().atMost(Duration.ofSeconds(40))
-				.untilAsserted(() -> assertThat(undelivered(client, load, deliveries))
+				.untilAsserted(() -> assertThat(deliveries.undelivered(client, load.acknowledged()))
 					.as("acknowledged jobs not delivered (first 10, with their state in Redis)")
 					.isEmpty());
 			System.out.printf(
@@ -117,20 +116,6 @@ class SentinelStarterIntegrationTests {
 					deliveries.duplicates(), deliveries.afterLeaseExpiry.get(), failoverMillis);
 			assertThat(deliveries.byId.keySet()).containsAll(load.acknowledged());
 		});
-	}
-
-	/**
-	 * Acknowledged jobs the listener has not received, each with what Redis holds for it
-	 * (a failure says whether the job is lost or only late).
-	 */
-	private static List<String> undelivered(RedeqClient client, ScheduleLoad load, Deliveries deliveries) {
-		return load.acknowledged()
-			.stream()
-			.filter((id) -> !deliveries.byId.containsKey(id))
-			.sorted()
-			.limit(10)
-			.map((id) -> id + ": " + client.find("orders", id).map(Object::toString).orElse("not in Redis"))
-			.toList();
 	}
 
 }
