@@ -21,6 +21,8 @@ import io.redeq.redis.KeySpace;
 import io.redeq.redis.RedisConnections;
 import io.redeq.redis.RedisJobStore;
 import io.redeq.redis.ScriptRunner;
+import io.redeq.test.FaultProxy;
+import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,6 +45,8 @@ class LostClaimsIntegrationTests {
 
 	private final RedisClient lettuce;
 
+	private final RedisServer server;
+
 	private final AtomicLong clock = new AtomicLong(1_000_000_000L);
 
 	private Redeq redeq;
@@ -53,8 +57,9 @@ class LostClaimsIntegrationTests {
 
 	private final KeySpace keys = new KeySpace("lostclaims", 1);
 
-	LostClaimsIntegrationTests(RedisClient lettuce) {
+	LostClaimsIntegrationTests(RedisClient lettuce, RedisServer server) {
 		this.lettuce = lettuce;
+		this.server = server;
 	}
 
 	@BeforeEach
@@ -112,6 +117,33 @@ class LostClaimsIntegrationTests {
 		assertThat(lost.handBack()).isEmpty();
 
 		assertThat(lost.isEmpty()).isTrue();
+	}
+
+	@Test
+	void aLaterHandBackRedisDoesNotAnswerIsPlannedAgainWithoutStoppingTheFetcher() {
+		RedisClient viaProxy = null;
+		try (FaultProxy proxy = FaultProxy.to(this.server)) {
+			viaProxy = RedisClient.create(proxy.uri());
+			try (RedisConnections slow = new RedisConnections(viaProxy)) {
+				RedisJobStore store = new RedisJobStore(this.keys, new ScriptRunner(slow, Duration.ofMillis(500)));
+				LostClaims lost = new LostClaims(store, TOPIC, LEASE, this.clock::get);
+				lost.unanswered(0, "inst:c:5");
+				assertThat(lost.handBack()).isEmpty();
+				FaultProxy.Fault held = proxy.holdReplyTo(Duration.ofSeconds(2), "inst:c:5");
+				this.clock.addAndGet(TimeUnit.SECONDS.toNanos(1));
+
+				assertThat(lost.handBack()).as("no reply within the command timeout, and no exception").isEmpty();
+
+				assertThat(held.matched()).as("the hand-back reached Redis").isTrue();
+				assertThat(lost.isEmpty()).as("still remembered").isFalse();
+				assertThat(lost.anyDue()).as("planned for later, not at once").isFalse();
+			}
+		}
+		finally {
+			if (viaProxy != null) {
+				viaProxy.shutdown();
+			}
+		}
 	}
 
 	@Test
