@@ -122,17 +122,11 @@ final class LostClaims {
 				continue;
 			}
 			tryLater(claim, now);
-			if (released > 0 && claim.tries() == 0) {
-				logger.info("Handed back {} jobs of topic '{}' whose claim's reply was lost; they run again at once",
-						released, this.topic);
-			}
-			else if (released > 0) {
-				// A server that did not hold them answered the earlier hand-backs: a
-				// failover was under way.
-				logger.info("Handed back {} jobs of topic '{}' whose claim's reply was lost, at hand-back {} of "
-						+ "that claim; they run again at once", released, this.topic, claim.tries() + 1);
-			}
 			if (released > 0) {
+				// Found at a later hand-back, the log says so: a server that did not
+				// hold them answered the earlier ones (a failover was under way).
+				logger.info("Handed back {} jobs of topic '{}' whose claim's reply was lost{}; they run again at once",
+						released, this.topic, (claim.tries() == 0) ? "" : ", at hand-back " + (claim.tries() + 1));
 				buckets.add(claim.bucket());
 			}
 		}
