@@ -1,6 +1,7 @@
 package io.redeq.benchmark;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -20,6 +21,9 @@ final class ResultTable {
 
 	private final Map<String, Map<String, Cell>> rows = new LinkedHashMap<>();
 
+	/** Rows whose ratios divide by the peers' figures of another row. */
+	private final Map<String, String> referenceRows = new HashMap<>();
+
 	/** A figure; {@code text} is what the cell shows, {@code value} what ratios use. */
 	void put(String row, String system, double value, String text) {
 		this.rows.computeIfAbsent(row, (r) -> new TreeMap<>()).put(system, new Cell(value, text, true));
@@ -35,6 +39,15 @@ final class ResultTable {
 	 */
 	void count(String row, String system, double value, String text) {
 		this.rows.computeIfAbsent(row, (r) -> new TreeMap<>()).put(system, new Cell(value, text, false));
+	}
+
+	/**
+	 * Makes {@code row}'s ratios divide redeq's figure by the peers' figures of
+	 * {@code reference}: for a row only redeq has, such as a floor beside the peers' W1
+	 * single.
+	 */
+	void compareWith(String row, String reference) {
+		this.referenceRows.put(row, reference);
 	}
 
 	@Nullable Double value(String row, String system) {
@@ -57,8 +70,9 @@ final class ResultTable {
 				line.append(' ').append((cell != null) ? cell.text : "–").append(" |");
 			}
 			Cell redeq = cells.get(RedeqContender.NAME);
-			line.append(' ').append(ratio(redeq, cells.get(TextbookContender.NAME))).append(" |");
-			line.append(' ').append(ratio(redeq, cells.get(RedissonContender.NAME))).append(" |");
+			Map<String, Cell> peers = this.rows.getOrDefault(this.referenceRows.getOrDefault(row, row), Map.of());
+			line.append(' ').append(ratio(redeq, peers.get(TextbookContender.NAME))).append(" |");
+			line.append(' ').append(ratio(redeq, peers.get(RedissonContender.NAME))).append(" |");
 			lines.add(line.toString());
 		});
 		return lines;

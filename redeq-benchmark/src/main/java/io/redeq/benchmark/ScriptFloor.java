@@ -1,5 +1,7 @@
 package io.redeq.benchmark;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 import io.lettuce.core.ScriptOutputType;
@@ -7,18 +9,48 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 
 /**
- * What W1 single costs before a redeq script does anything: one thread calls EVALSHA of a
- * script that only returns, with the keys and arguments a one-job schedule sends (10
- * keys, 12 arguments, the same payload). Every redeq state change is one script, so no
- * schedule call can be faster than this on the same Redis and client; beside the textbook
- * peer's HSET + ZADD it shows how much of the W1 single gap is the script call itself and
- * how much is the script's work.
+ * What W1 single costs before redeq's own work: one thread calls EVALSHA with the keys
+ * and arguments a one-job schedule sends (10 keys, 12 arguments, the same payload), of
+ * two scripts that do less than redeq's schedule does.
+ * <ul>
+ * <li>The <em>empty</em> floor only returns. Every redeq state change is one script, so
+ * no schedule call can be faster than this on the same Redis and client.</li>
+ * <li>The <em>commands</em> floor runs the six Redis commands a new job's schedule runs,
+ * and nothing else: {@code TIME} (the Redis clock stamps the job and turns a delay into a
+ * due time), {@code HGET} of the bucket layout (a job sent by an instance that has not
+ * seen a reshard is refused, not stranded), {@code HSETNX} of the record (an id is never
+ * stored twice), {@code ZADD} to the due set, {@code HINCRBY} of the topic's pending
+ * count (capacity and stats without scanning) and {@code ZRANGE} of the due set's head
+ * (the migrator wakes when a job became the earliest). No schedule that keeps those
+ * guarantees can be faster than this one.</li>
+ * </ul>
+ * Beside the textbook peer's {@code HSET} + {@code ZADD}, the two show how much of the W1
+ * single gap is the script call, how much the commands the guarantees need, and how much
+ * redeq's own logic and client.
  */
 final class ScriptFloor {
 
 	static final String ROW = "W1 single floor: an empty script with a schedule's keys and arguments, calls/s";
 
+	static final String COMMANDS_ROW = "W1 single floor: a script running only a schedule's six Redis commands, calls/s";
+
 	private static final int WARM_UP_CALLS = 30_000;
+
+	/** As many as redeq's default bucket count, so the sets grow as redeq's do. */
+	private static final int BUCKETS = 16;
+
+	private static final String EMPTY = "return 1";
+
+	private static final String COMMANDS = """
+			local t = redis.call('TIME')
+			local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+			redis.call('HGET', KEYS[7], '~buckets')
+			redis.call('HSETNX', KEYS[1], ARGV[5], now .. '|' .. ARGV[6])
+			redis.call('ZADD', KEYS[3], ARGV[8], ARGV[5])
+			redis.call('HINCRBY', KEYS[7], ARGV[1], '1')
+			redis.call('ZRANGE', KEYS[3], '0', '0')
+			return 1
+			""";
 
 	private final Harness harness;
 
@@ -27,34 +59,53 @@ final class ScriptFloor {
 	}
 
 	void run(int calls) {
+		measure("floor", EMPTY, ROW, calls);
+		measure("commands-floor", COMMANDS, COMMANDS_ROW, calls);
+	}
+
+	private void measure(String mode, String script, String row, int calls) {
 		try (StatefulRedisConnection<String, String> connection = this.harness.probe.connect()) {
 			RedisCommands<String, String> redis = connection.sync();
-			String sha = redis.scriptLoad("return 1");
-			String tag = "{" + this.harness.fresh("w1-floor") + ":0:0}";
-			String[] keys = new String[10];
-			for (int k = 0; k < keys.length; k++) {
-				keys[k] = tag + ":key" + k;
-			}
+			String sha = redis.scriptLoad(script);
+			String[][] keys = keys(this.harness.fresh("w1-" + mode));
 			for (int i = 0; i < Math.min(WARM_UP_CALLS, calls); i++) {
-				call(redis, sha, keys, i);
+				call(redis, sha, keys, BenchJob.id(calls + i));
 			}
 			Snapshot before = this.harness.snapshot();
 			for (int i = 0; i < calls; i++) {
-				call(redis, sha, keys, i);
+				call(redis, sha, keys, BenchJob.id(i));
 			}
 			Snapshot after = this.harness.snapshot();
 			double rate = calls / after.secondsSince(before);
 			this.harness.line(
-					"RESULT workload=W1 mode=floor system=redeq calls=%d threads=1 calls_per_s=%.0f seconds=%.2f redis_cpu_us_per_call=%.1f client_cpu_us_per_call=%.1f",
-					calls, rate, after.secondsSince(before), after.redisCpuPerJob(before, calls),
+					"RESULT workload=W1 mode=%s system=redeq calls=%d threads=1 calls_per_s=%.0f seconds=%.2f redis_cpu_us_per_call=%.1f client_cpu_us_per_call=%.1f",
+					mode, calls, rate, after.secondsSince(before), after.redisCpuPerJob(before, calls),
 					after.clientCpuPerJob(before, calls));
-			this.harness.table.put(ROW, RedeqContender.NAME, rate, "%,.0f", rate);
+			this.harness.table.put(row, RedeqContender.NAME, rate, "%,.0f", rate);
+			this.harness.table.compareWith(row, ScheduleWorkload.SINGLE_ROW);
+			List<String> written = new ArrayList<>();
+			for (String[] bucket : keys) {
+				written.addAll(List.of(bucket));
+			}
+			redis.del(written.toArray(String[]::new));
 		}
 	}
 
-	private void call(RedisCommands<String, String> redis, String sha, String[] keys, int i) {
+	/** Ten keys per bucket, all in the bucket's hash slot. */
+	private static String[][] keys(String prefix) {
+		String[][] keys = new String[BUCKETS][10];
+		for (int b = 0; b < BUCKETS; b++) {
+			for (int k = 0; k < 10; k++) {
+				keys[b][k] = "{" + prefix + ":" + b + "}:key" + k;
+			}
+		}
+		return keys;
+	}
+
+	private void call(RedisCommands<String, String> redis, String sha, String[][] keys, String id) {
 		long due = System.currentTimeMillis() + ThreadLocalRandom.current().nextLong(3_600_000);
-		redis.evalsha(sha, ScriptOutputType.INTEGER, keys, "bench", "1000000", "1", "16", "bench:" + i,
+		String[] bucket = keys[Math.floorMod(id.hashCode(), BUCKETS)];
+		redis.evalsha(sha, ScriptOutputType.INTEGER, bucket, "bench", "1000000", "1", "16", "bench:" + id,
 				this.harness.payload, "at", Long.toString(due), "R", "", "", "");
 	}
 

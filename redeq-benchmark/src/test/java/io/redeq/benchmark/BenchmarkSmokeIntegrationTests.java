@@ -59,11 +59,18 @@ class BenchmarkSmokeIntegrationTests {
 		assertThat(results).anyMatch((l) -> l.startsWith("RESULT workload=W3b system=redeq rate="))
 			.anyMatch((l) -> l.startsWith("RESULT workload=W5 system=redeq listeners=4 ")
 					&& l.contains(" commands_per_s="));
-		// The script-call floor beside redeq's W1 single: a measurement, no jobs to lose.
-		assertThat(results).anyMatch((l) -> l.startsWith("RESULT workload=W1 mode=floor system=redeq calls=2000 ")
-				&& l.contains(" calls_per_s="));
+		// The two script floors beside redeq's W1 single: measurements, no jobs to lose;
+		// each row shows its ratio to the peers' W1 single.
+		assertThat(results)
+			.anyMatch((l) -> l.startsWith("RESULT workload=W1 mode=floor system=redeq calls=2000 ")
+					&& l.contains(" calls_per_s="))
+			.anyMatch((l) -> l.startsWith("RESULT workload=W1 mode=commands-floor system=redeq calls=2000 ")
+					&& l.contains(" calls_per_s="));
+		assertThat(lines).anyMatch((l) -> l.startsWith("| " + ScriptFloor.COMMANDS_ROW + " |")
+				&& l.matches(".*\\| [0-9.]+ \\| [0-9.]+ \\|$"));
 		assertThat(results.stream()
-			.filter((l) -> !l.startsWith("RESULT workload=W5 ") && !l.startsWith("RESULT workload=W1 mode=floor ")))
+			.filter((l) -> !l.startsWith("RESULT workload=W5 ") && !l.startsWith("RESULT workload=W1 mode=floor ")
+					&& !l.startsWith("RESULT workload=W1 mode=commands-floor ")))
 			.hasSize(3 * 8 + 2)
 			.allMatch((l) -> l.contains(" missing=0 dup=0"), "missing=0 dup=0");
 		assertThat(lines).contains("| workload | textbook | Redisson | redeq | redeq/textbook | redeq/Redisson |")
