@@ -52,6 +52,9 @@ final class ScheduleWorkload {
 		single &= async(contender, n);
 		double batch = batch(contender, n, "W1 mode=batch", "");
 		this.harness.table.put(BATCH_ROW, contender.name(), batch, "%,.0f", batch);
+		if (contender.name().equals(RedeqContender.NAME)) {
+			new BatchFloor(this.harness).run(n);
+		}
 		return single && batch > 0;
 	}
 

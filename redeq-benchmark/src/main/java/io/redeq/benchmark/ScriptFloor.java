@@ -83,16 +83,26 @@ final class ScriptFloor {
 					after.clientCpuPerJob(before, calls));
 			this.harness.table.put(row, RedeqContender.NAME, rate, "%,.0f", rate);
 			this.harness.table.compareWith(row, ScheduleWorkload.SINGLE_ROW);
-			List<String> written = new ArrayList<>();
-			for (String[] bucket : keys) {
-				written.addAll(List.of(bucket));
-			}
-			redis.del(written.toArray(String[]::new));
+			delete(redis, keys);
 		}
 	}
 
+	/** Deletes what a floor wrote. */
+	static void delete(RedisCommands<String, String> redis, String[][] keys) {
+		List<String> all = new ArrayList<>();
+		for (String[] bucket : keys) {
+			all.addAll(List.of(bucket));
+		}
+		redis.del(all.toArray(String[]::new));
+	}
+
+	/** The bucket a floor puts a job of this id in. */
+	static int bucketOf(String id) {
+		return Math.floorMod(id.hashCode(), BUCKETS);
+	}
+
 	/** Ten keys per bucket, all in the bucket's hash slot. */
-	private static String[][] keys(String prefix) {
+	static String[][] keys(String prefix) {
 		String[][] keys = new String[BUCKETS][10];
 		for (int b = 0; b < BUCKETS; b++) {
 			for (int k = 0; k < 10; k++) {
@@ -104,7 +114,7 @@ final class ScriptFloor {
 
 	private void call(RedisCommands<String, String> redis, String sha, String[][] keys, String id) {
 		long due = System.currentTimeMillis() + ThreadLocalRandom.current().nextLong(3_600_000);
-		String[] bucket = keys[Math.floorMod(id.hashCode(), BUCKETS)];
+		String[] bucket = keys[bucketOf(id)];
 		redis.evalsha(sha, ScriptOutputType.INTEGER, bucket, "bench", "1000000", "1", "16", "bench:" + id,
 				this.harness.payload, "at", Long.toString(due), "R", "", "", "");
 	}

@@ -65,12 +65,17 @@ class BenchmarkSmokeIntegrationTests {
 			.anyMatch((l) -> l.startsWith("RESULT workload=W1 mode=floor system=redeq calls=2000 ")
 					&& l.contains(" calls_per_s="))
 			.anyMatch((l) -> l.startsWith("RESULT workload=W1 mode=commands-floor system=redeq calls=2000 ")
-					&& l.contains(" calls_per_s="));
-		assertThat(lines).anyMatch((l) -> l.startsWith("| " + ScriptFloor.COMMANDS_ROW + " |")
-				&& l.matches(".*\\| [0-9.]+ \\| [0-9.]+ \\|$"));
+					&& l.contains(" calls_per_s="))
+			.anyMatch((l) -> l.startsWith("RESULT workload=W1 mode=batch-floor system=redeq jobs=2000 ")
+					&& l.contains(" jobs_per_s="));
+		assertThat(lines)
+			.anyMatch((l) -> l.startsWith("| " + ScriptFloor.COMMANDS_ROW + " |")
+					&& l.matches(".*\\| [0-9.]+ \\| [0-9.]+ \\|$"))
+			.anyMatch((l) -> l.startsWith("| " + BatchFloor.ROW + " |") && l.matches(".*\\| [0-9.]+ \\| [0-9.]+ \\|$"));
 		assertThat(results.stream()
 			.filter((l) -> !l.startsWith("RESULT workload=W5 ") && !l.startsWith("RESULT workload=W1 mode=floor ")
-					&& !l.startsWith("RESULT workload=W1 mode=commands-floor ")))
+					&& !l.startsWith("RESULT workload=W1 mode=commands-floor ")
+					&& !l.startsWith("RESULT workload=W1 mode=batch-floor ")))
 			.hasSize(3 * 8 + 2)
 			.allMatch((l) -> l.contains(" missing=0 dup=0"), "missing=0 dup=0");
 		assertThat(lines).contains("| workload | textbook | Redisson | redeq | redeq/textbook | redeq/Redisson |")
