@@ -13,12 +13,12 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
  * What W1 batches cost before redeq's own work: one thread sends batches of
  * {@code --batch} jobs the way redeq's {@code scheduleAll} does (one script call per
  * bucket, 8 arguments per job, all calls in flight together, then waits for every reply),
- * to a script that runs only the Redis commands a batch of new jobs needs: {@code TIME},
- * the layout {@code HGET}, one {@code HMGET} that finds which ids exist already, one
- * {@code HSET} of the records, one {@code ZADD} to the due set, one {@code HINCRBY} of
- * the pending count and the head's {@code ZRANGE}, per bucket. No payload is turned into
- * JSON and no job is checked: no batch that keeps redeq's guarantees can be faster than
- * this with the same client.
+ * after the same batch warm-up redeq gets, to a script that runs only the Redis commands
+ * a batch of new jobs needs: {@code TIME}, the layout {@code HGET}, one {@code HMGET}
+ * that finds which ids exist already, one {@code HSET} of the records, one {@code ZADD}
+ * to the due set, one {@code HINCRBY} of the pending count and the head's {@code ZRANGE},
+ * per bucket. No payload is turned into JSON and no job is checked: no batch that keeps
+ * redeq's guarantees can be faster than this with the same client.
  */
 final class BatchFloor {
 
@@ -61,8 +61,10 @@ final class BatchFloor {
 			RedisAsyncCommands<String, String> redis = connection.async();
 			String sha = redis.scriptLoad(SCRIPT).toCompletableFuture().join();
 			String[][] warmKeys = ScriptFloor.keys(this.harness.fresh("w1-batch-floor-warm"));
-			for (int from = 0; from < Math.min(jobs, 30_000); from += size) {
-				send(redis, sha, warmKeys, from, size);
+			int warmUpJobs = ScheduleWorkload.batchWarmUpJobs(jobs);
+			long deadline = System.nanoTime() + ScheduleWorkload.BATCH_WARM_UP_TIME.toNanos();
+			for (int from = 0; from < warmUpJobs && System.nanoTime() < deadline; from += size) {
+				send(redis, sha, warmKeys, from, Math.min(size, warmUpJobs - from));
 			}
 			String[][] keys = ScriptFloor.keys(this.harness.fresh("w1-batch-floor"));
 			Snapshot before = this.harness.snapshot();
