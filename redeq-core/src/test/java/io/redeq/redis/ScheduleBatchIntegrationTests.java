@@ -171,6 +171,42 @@ class ScheduleBatchIntegrationTests {
 		assertThat(this.redeq.admin().stats(topic).delayed()).isEqualTo(ids.size());
 	}
 
+	/**
+	 * A call tells which of its jobs became the bucket's earliest by the due set's head
+	 * score, for a batch of distinct ids, a single job, a priority's fractional score and
+	 * an id sent twice; a call whose jobs all come after the head marks none.
+	 */
+	@Test
+	void theJobThatBecameTheBucketsEarliestIsMarkedAndOnlyThatOne() {
+		List<String> ids = this.fixture.idsInBucket("head", "h-", BUCKET, 12);
+		long far = FAR.toEpochMilli();
+		assertThat(earliest(request(ids.get(0), far), request(ids.get(1), far - 10), request(ids.get(2), far + 10)))
+			.as("distinct ids, the second the earliest")
+			.containsExactly(false, true, false);
+		assertThat(earliest(request(ids.get(3), far), request(ids.get(4), far + 5))).as("all after the head")
+			.containsExactly(false, false);
+		assertThat(earliest(request(ids.get(5), far - 20))).as("a single job").containsExactly(true);
+		assertThat(earliest(request(ids.get(6), far - 19))).as("a single job after the head").containsExactly(false);
+		ScheduleRequest urgent = new ScheduleRequest(KeySpace.jobKey("head", ids.get(7)), "{}", true, far - 30,
+				Duplicate.REPLACE, JobSettings.of(null, null, 9), null);
+		assertThat(earliest(request(ids.get(8), far - 25), urgent)).as("a priority job's fractional score")
+			.containsExactly(false, true);
+		assertThat(earliest(request(ids.get(9), far - 40), request(ids.get(10), far), request(ids.get(9), far - 50)))
+			.as("an id sent twice, earliest at its last write")
+			.containsExactly(false, false, true);
+		assertThat(this.redeq.admin().stats("head").delayed()).isEqualTo(11);
+	}
+
+	private List<Boolean> earliest(ScheduleRequest... requests) {
+		return await(this.store.schedule(BUCKET, 0, List.of(requests))).stream()
+			.map(ScheduleOutcome::earliest)
+			.toList();
+	}
+
+	private static ScheduleRequest request(String id, long dueAt) {
+		return new ScheduleRequest(KeySpace.jobKey("head", id), "{}", true, dueAt, Duplicate.REPLACE);
+	}
+
 	private void schedule(Job job) {
 		this.redeq.client().schedule(job);
 	}
