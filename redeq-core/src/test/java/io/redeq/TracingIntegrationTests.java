@@ -165,9 +165,9 @@ class TracingIntegrationTests {
 		}
 		SpanData schedule = spanOfKind(SpanKind.PRODUCER);
 
-		assertThat(storedRecord("on", "t:traced"))
-			.matches("\\d+ 00-" + schedule.getTraceId() + "-" + schedule.getSpanId() + "-[0-9a-f]{2}\\|\"p\"");
-		assertThat(storedRecord("off", "t:plain")).matches("\\d+\\|\"p\"");
+		assertThat(storedRecord("on", "t:traced")).matches(
+				"[0-9A-Za-z_-]{7} 00-" + schedule.getTraceId() + "-" + schedule.getSpanId() + "-[0-9a-f]{2}\\|\"p\"");
+		assertThat(storedRecord("off", "t:plain")).matches("[0-9A-Za-z_-]{7}\\|\"p\"");
 	}
 
 	@Test
@@ -177,7 +177,7 @@ class TracingIntegrationTests {
 			redeq.client().schedule(Job.builder("t").id("a").payload("p").delay(Duration.ofHours(1)).build());
 		}
 
-		assertThat(storedRecord("untraced", "t:a")).matches("\\d+\\|\"p\"");
+		assertThat(storedRecord("untraced", "t:a")).matches("[0-9A-Za-z_-]{7}\\|\"p\"");
 		TestObservationRegistryAssert.assertThat(observations)
 			.hasObservationWithNameEqualTo("redeq.schedule")
 			.that()

@@ -21,8 +21,8 @@ public record ClaimResult(long now, long remaining, List<ClaimedJob> jobs) {
 	/**
 	 * Parses claim.lua's reply to a claim of {@code topic} in {@code bucket} under
 	 * {@code token}: now, READY jobs left in this bucket, then per claimed job 6 values:
-	 * jobKey, attempt, created ms, due ms, payload, the job's own settings, stored trace
-	 * context ('' none).
+	 * jobKey, attempt, created time (see {@link CreatedTime}), due ms, payload, the job's
+	 * own settings, stored trace context ('' none).
 	 */
 	static ClaimResult fromReply(List<Object> reply, int bucket, String topic, String token) {
 		return new ClaimResult(ScriptReply.number(reply.get(0)), ScriptReply.number(reply.get(1)),
@@ -38,7 +38,7 @@ public record ClaimResult(long now, long remaining, List<ClaimedJob> jobs) {
 		for (int i = 0; i + VALUES_PER_JOB - 1 < values.size(); i += VALUES_PER_JOB) {
 			String jobKey = ScriptReply.text(values.get(i));
 			jobs.add(new ClaimedJob(bucket, jobKey, topic, jobKey.substring(topic.length() + 1),
-					(int) ScriptReply.number(values.get(i + 1)), ScriptReply.number(values.get(i + 2)),
+					(int) ScriptReply.number(values.get(i + 1)), CreatedTime.of(values.get(i + 2)),
 					ScriptReply.number(values.get(i + 3)), ScriptReply.text(values.get(i + 4)), token,
 					JobSettings.decode(ScriptReply.text(values.get(i + 5))),
 					traceContextOf(ScriptReply.text(values.get(i + 6)))));

@@ -147,7 +147,7 @@ public final class JobPages {
 			}
 			boolean scoreIsDue = state == JobState.DELAYED || state == JobState.READY;
 			long due = (scoreIsDue && entry.score() >= 0) ? entry.score() : Long.parseLong(attempt[1]);
-			long created = Long.parseLong(record.substring(0, digitsAt(record)));
+			long created = CreatedTime.ofRecord(record);
 			views.add(new JobView(topic, entry.jobKey().substring(topic.length() + 1), state, Instant.ofEpochMilli(due),
 					Integer.parseInt(attempt[0]), Instant.ofEpochMilli(created), JobQueries.payloadOf(record), error,
 					(leaseDeadline >= 0) ? Instant.ofEpochMilli(leaseDeadline) : null, instance));
@@ -164,15 +164,6 @@ public final class JobPages {
 	private static @Nullable String instanceOf(String token) {
 		int colon = token.indexOf(':');
 		return (colon > 0) ? token.substring(0, colon) : null;
-	}
-
-	/** The length of the created-ms digits that start a payload record. */
-	private static int digitsAt(String record) {
-		int i = 0;
-		while (i < record.length() && Character.isDigit(record.charAt(i))) {
-			i++;
-		}
-		return i;
 	}
 
 	private static char codeOf(JobState state) {

@@ -23,7 +23,7 @@ public record StoredJob(String topic, String id, JobState state, int attempts, l
 
 	/**
 	 * Parses find.lua's reply about {@code jobKey}: an empty list if unknown; else state,
-	 * created ms, due ms, attempts, payload.
+	 * created time ({@link CreatedTime}), due ms, attempts, payload.
 	 */
 	static Optional<StoredJob> fromReply(String jobKey, List<Object> reply) {
 		if (reply.isEmpty()) {
@@ -32,7 +32,7 @@ public record StoredJob(String topic, String id, JobState state, int attempts, l
 		String topic = KeySpace.topicOf(jobKey);
 		return Optional.of(new StoredJob(topic, jobKey.substring(topic.length() + 1),
 				stateOf(ScriptReply.text(reply.get(0)).charAt(0)), (int) ScriptReply.number(reply.get(3)),
-				ScriptReply.number(reply.get(1)), ScriptReply.number(reply.get(2)), ScriptReply.text(reply.get(4))));
+				CreatedTime.of(reply.get(1)), ScriptReply.number(reply.get(2)), ScriptReply.text(reply.get(4))));
 	}
 
 	private static JobState stateOf(char code) {

@@ -1,7 +1,8 @@
 -- find: reads one job. Changes nothing.
 -- KEYS: the bucket keys with the job's topic's ready and dead keys (see prelude)
 -- ARGV[1] topic, ARGV[2] jobKey
--- Returns: an empty list if unknown; else state, created ms, due ms, attempts, payload
+-- Returns: an empty list if unknown; else state, created (the record's text, see lib/settings.lua),
+--   due ms, attempts, payload
 local job_key = ARGV[2]
 local rec = redis.call('HGET', K_PAYLOAD, job_key)
 if not rec then return {} end
@@ -23,5 +24,5 @@ else
     return {}
   end
 end
-local created, payload = string.match(rec, '^(%d+)[^|]*|(.*)$')
-return { state, tonumber(created), due, a.attempts, payload }
+local created, payload = string.match(rec, '^([^;| ]*)[^|]*|(.*)$')
+return { state, created, due, a.attempts, payload }

@@ -290,7 +290,7 @@ local created = 0
 for _, step in ipairs(steps) do
   local job_key = step.job_key
   if step.state == 'new' or step.state == 'X' then
-    redis.call('HSET', K_PAYLOAD, job_key, string.format('%d|', now) .. step.payload)
+    redis.call('HSET', K_PAYLOAD, job_key, created_text(now) .. '|' .. step.payload)
     make_ready(job_key, step.run)
     count(topic_of(job_key), 1)
     created = created + 1

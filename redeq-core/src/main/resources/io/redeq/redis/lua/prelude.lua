@@ -5,7 +5,7 @@
 -- Data model (format 2). Every job script runs on ONE bucket and declares EVERY key it touches,
 -- all inside the bucket's hash tag, so Redis Cluster checks them before the script runs (a slot
 -- in migration then refuses the whole script up front instead of failing it halfway):
---   KEYS[1] payload  hash  jobKey -> "<created ms>[;t..;a..;p..][ <traceparent>[ <tracestate>]]|<payload>"
+--   KEYS[1] payload  hash  jobKey -> "<created>[;t..;a..;p..][ <traceparent>[ <tracestate>]]|<payload>" (lib/settings.lua)
 --                          written once, never rewritten: the job's own timeout, attempts and
 --                          priority (lib/settings.lua), and with tracing on its trace context
 --                          (no '|' before the payload's: see io.redeq.observation.TraceContext)

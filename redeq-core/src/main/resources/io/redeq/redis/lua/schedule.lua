@@ -124,7 +124,7 @@ end
 -- one HSET and one ZADD for the whole call; a job seen again in the same call is in the due set
 -- by then ('D'), and the last write of an id decides, as HSET and ZADD keep the last pair.
 local known = (n >= BATCH_READ_FROM) and states_of_all() or nil
-local created = string.format('%d', now)
+local created = created_text(now)
 local written = {}
 local records, due_pairs = {}, {}
 local removals -- made when a job replaces another: { ready = {}, dead = {}, died = {}, attempt = {}, error = {} }

@@ -1,9 +1,29 @@
--- What a job sets for itself, written once in its payload record after the created ms:
---   "<created ms>[;t<timeout ms>][;a<max attempts>][;p<priority>][ <trace context>]|<payload>"
--- A job that sets nothing has "<created ms>|<payload>", as before these settings existed. The
--- trace context (tracing on) follows a space and may hold ';' itself: settings end before it.
+-- A payload record: the job's created time, what the job sets for itself, and its payload,
+-- written once:
+--   "<created>[;t<timeout ms>][;a<max attempts>][;p<priority>][ <trace context>]|<payload>"
+-- A job that sets nothing has "<created>|<payload>". The trace context (tracing on) follows a
+-- space and may hold ';' itself: settings end before it.
+--
+-- <created> is the Redis time the job was first scheduled, in ms, written in base 64 (digits
+-- 0-9 A-Z a-z - _, most significant first): 7 characters until the year 2109 instead of 13 in
+-- decimal. A record that small is what Redis's allocator rounds: with a 100-byte payload it
+-- takes the 112-byte class instead of the 128-byte one. Records written in decimal by earlier
+-- builds are read as they are: a decimal time starts with a digit, a base-64 time after 1991
+-- with a letter (CreatedTime on the Java side reads both).
+local CREATED_DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_'
+
+local function created_text(ms)
+  local text = ''
+  repeat
+    local digit = ms % 64
+    text = string.sub(CREATED_DIGITS, digit + 1, digit + 1) .. text
+    ms = (ms - digit) / 64
+  until ms == 0
+  return text
+end
+
 local function settings_of(rec)
-  return string.match(rec, '^%d+([^| ]*)') or ''
+  return string.match(rec, '^[^;| ]*([^| ]*)') or ''
 end
 
 local function max_attempts_of(settings, default)
