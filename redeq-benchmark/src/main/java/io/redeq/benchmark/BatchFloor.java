@@ -14,11 +14,13 @@ import io.lettuce.core.api.async.RedisAsyncCommands;
  * {@code --batch} jobs the way redeq's {@code scheduleAll} does (one script call per
  * bucket, 8 arguments per job, all calls in flight together, then waits for every reply),
  * after the same batch warm-up redeq gets, to a script that runs only the Redis commands
- * a batch of new jobs needs: {@code TIME}, the layout {@code HGET}, one {@code HMGET}
- * that finds which ids exist already, one {@code HSET} of the records, one {@code ZADD}
- * to the due set, one {@code HINCRBY} of the pending count and the head's {@code ZRANGE},
- * per bucket. No payload is turned into JSON and no job is checked: no batch that keeps
- * redeq's guarantees can be faster than this with the same client.
+ * a batch of new jobs needs: {@code TIME}, one {@code HMGET} of the layout and of the due
+ * time the migrators were told of, one {@code HMGET} that finds which ids exist already,
+ * one {@code HSET} of the records, one {@code ZADD} to the due set and one
+ * {@code HINCRBY} of the pending count, per bucket (before redeq read the time told of:
+ * an {@code HGET} of the layout, and a {@code ZRANGE} of the due set's head). No payload
+ * is turned into JSON and no job is checked: no batch that keeps redeq's guarantees can
+ * be faster than this with the same client.
  */
 final class BatchFloor {
 
@@ -27,7 +29,7 @@ final class BatchFloor {
 	private static final String SCRIPT = """
 			local t = redis.call('TIME')
 			local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-			redis.call('HGET', KEYS[7], '~buckets')
+			redis.call('HMGET', KEYS[7], '~buckets', '~next')
 			local n = tonumber(ARGV[3])
 			local created = string.format('%d', now)
 			local ids, records, scores = {}, {}, {}
@@ -43,7 +45,6 @@ final class BatchFloor {
 			redis.call('HSET', KEYS[1], unpack(records))
 			redis.call('ZADD', KEYS[3], unpack(scores))
 			redis.call('HINCRBY', KEYS[7], ARGV[1], n)
-			redis.call('ZRANGE', KEYS[3], '0', '0')
 			return 1
 			""";
 

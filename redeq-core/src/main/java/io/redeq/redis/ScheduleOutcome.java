@@ -12,17 +12,19 @@ import java.util.Optional;
  * {@code running} or {@code full}; {@code rescheduled} or {@code retry} for a moved job
  * @param value the due time for new, replaced and moved jobs; the pending count for full;
  * the existing state code for rejected
- * @param earliest whether the job became its bucket's earliest (the migrator should wake)
+ * @param earliest whether the job is due before any due time its bucket's migrators were
+ * told of (the migrator should wake)
  */
 public record ScheduleOutcome(String status, String value, boolean earliest) {
 
 	/**
 	 * Parses schedule.lua's reply into one outcome per job in request order: the due ms
-	 * of a job of this call that became the bucket's earliest (-1 none: the migrator need
-	 * not wake), the Redis time the call ran at, then a triple (position from 1, status,
-	 * value) per job that was not simply new. A job without one is new, due at its
-	 * instant or at the call's time plus its delay. Only the first written job with the
-	 * earliest due time is marked earliest.
+	 * of the call's earliest job when it is due before any due time the bucket's
+	 * migrators were told of (-1 none: the migrator need not wake), the Redis time the
+	 * call ran at, then a triple (position from 1, status, value) per job that was not
+	 * simply new. A job without one is new, due at its instant or at the call's time plus
+	 * its delay. Only the first written job with the earliest due time is marked
+	 * earliest.
 	 */
 	static List<ScheduleOutcome> fromScheduleReply(List<Object> reply, List<ScheduleRequest> requests) {
 		String earliest = String.valueOf(ScriptReply.number(reply.get(0)));

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -195,6 +196,41 @@ class ScheduleBatchIntegrationTests {
 			.as("an id sent twice, earliest at its last write")
 			.containsExactly(false, false, true);
 		assertThat(this.redeq.admin().stats("head").delayed()).isEqualTo(11);
+	}
+
+	@Test
+	void aJobIsReportedOnlyWhenDueBeforeTheTimeTheMigratorsWereToldOf() {
+		List<String> ids = this.fixture.idsInBucket("head", "t-", BUCKET, 4);
+		long far = FAR.toEpochMilli();
+		assertThat(earliest(request(ids.get(0), far))).as("nothing told yet").containsExactly(true);
+		assertThat(this.store.migrate(BUCKET, 100, false, "", 10_000, 0).nextDue()).isEqualTo(far);
+		assertThat(this.redeq.client().cancel("head", ids.get(0))).isTrue();
+
+		// The due set's head now, but the migrator told of `far` runs by then and finds
+		// it.
+		assertThat(earliest(request(ids.get(1), far + 10))).as("after the time told").containsExactly(false);
+		assertThat(this.store.migrate(BUCKET, 100, false, "", 10_000, 0).nextDue()).isEqualTo(far + 10);
+		assertThat(earliest(request(ids.get(2), far + 5))).as("before the time told").containsExactly(true);
+		assertThat(earliest(request(ids.get(3), far + 7))).as("after the lowered time").containsExactly(false);
+		assertThat(this.store.migrate(BUCKET, 100, false, "", 10_000, 0).nextDue()).isEqualTo(far + 5);
+	}
+
+	@Test
+	void aTimeToldOfThatHasPassedIsCheckedAgainstTheDueSetsHead() {
+		List<String> ids = this.fixture.idsInBucket("head", "p-", BUCKET, 4);
+		long far = FAR.toEpochMilli();
+		assertThat(earliest(request(ids.get(0), far))).containsExactly(true);
+		// As an older redeq leaves it during a rolling upgrade: its migrate moved the
+		// jobs
+		// due then and wrote no new time.
+		try (StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
+			connection.sync().hset(this.fixture.keys.countKey(BUCKET), "~next", Long.toString(far - 7_200_000));
+		}
+
+		assertThat(earliest(request(ids.get(1), far + 10))).as("behind the head").containsExactly(false);
+		assertThat(this.redeq.client().cancel("head", ids.get(0))).isTrue();
+		assertThat(earliest(request(ids.get(2), far + 20))).as("behind the new head").containsExactly(false);
+		assertThat(earliest(request(ids.get(3), far + 5))).as("the head").containsExactly(true);
 	}
 
 	private List<Boolean> earliest(ScheduleRequest... requests) {

@@ -368,6 +368,9 @@ for _, topic in ipairs(topics) do
     out[#out + 1] = made
   end
 end
+-- The due time the caller plans its next call for: schedule.lua reports only jobs due before it
+-- ('~next'). Whole ms: a priority's fraction would make a job due in the same ms look earlier.
+redis.call('HSET', K_COUNT, '~next', (next_due < 0) and '-1' or string.format('%d', math.floor(next_due)))
 flush_counts()
 
 -- Removals last, one command per key (see prelude). The batches are the lowest-scored members,

@@ -20,7 +20,9 @@
 --                          the topic's members of the lease set, which the consumers' slots
 --                          bound (so stats read it instead of every claim and completion
 --                          paying for a counter); an older "<topic>:i" field is ignored;
---                          "~buckets" -> bucket count of the layout a reshard made (absent before)
+--                          "~buckets" -> bucket count of the layout a reshard made (absent before);
+--                          "~next" -> the earliest due ms the bucket's migrators were told of
+--                          (written by migrate, lowered by schedule; see schedule.lua)
 --   KEYS[8] lock     string migrator owner token
 --   then per declared topic t (ARGV[1] lists them, comma separated, in the same order):
 --   KEYS[9+2k]  ready:<t> zset jobKey -> due ms, less a minute per priority level (+ priority/16)

@@ -6,8 +6,8 @@
 --   trace context ('' none: tracing off), attempts already used ('' or '0' none: a job restored from
 --   elsewhere, e.g. the starter's journal, goes on counting; written as its attempt record, with no
 --   claim token, only when this call stores the job)
--- Returns: the due ms of a job of this call that became the bucket's earliest (-1 none: the
---   migrator need not wake), the Redis time (ms) the call ran at, then a triple per job that is
+-- Returns: the due ms of the earliest job of this call when it is due before any due time the
+--   bucket's migrators were told of (-1 none: the migrator need not wake; see '~next' below), the Redis time (ms) the call ran at, then a triple per job that is
 --   not simply new: its position in the call (1-based), status, value. A job with no triple is
 --   'new', due at ms ('at') or at the returned time + ms ('in'): a batch of new jobs, the usual
 --   call, gets a reply of two numbers instead of two values per job.
@@ -43,27 +43,27 @@ for i = 1, n do
   topics[i], dues[i] = topic, due
 end
 
--- The layout check and, with a capacity, the pending count of every topic of the call, in
+-- The layout check, the due time the bucket's migrators were last told of ('~next', see the
+-- end of this script) and, with a capacity, the pending count of every topic of the call, in
 -- one read.
 local pending = {}
-local refused
+local fields = { '~buckets', '~next' }
 if capacity > 0 then
-  local fields, seen = { '~buckets' }, {}
+  local seen = {}
   for i = 1, n do
     if not seen[topics[i]] then
       seen[topics[i]] = true
       fields[#fields + 1] = topics[i]
     end
   end
-  local values = redis.call('HMGET', K_COUNT, unpack(fields))
-  refused = layout_refusal(values[1], ARGV[4])
-  for j = 2, #fields do
-    pending[fields[j]] = tonumber(values[j]) or 0
-  end
-else
-  refused = refuse_other_layout(ARGV[4])
 end
+local values = redis.call('HMGET', K_COUNT, unpack(fields))
+local refused = layout_refusal(values[1], ARGV[4])
 if refused then return refused end
+local told = tonumber(values[2]) or -1
+for j = 3, #fields do
+  pending[fields[j]] = tonumber(values[j]) or 0
+end
 
 -- Where a job with this key is now: 'none', a state letter, or 'gone' (a record in no index,
 -- never left by redeq: it is written anew and counted, as 'none' is).
@@ -222,10 +222,27 @@ if any_restored then
   end
 end
 flush_counts()
+-- Whether a migrator must wake earlier than planned. '~next' in the count hash is the earliest
+-- due time any migrator of this bucket was told of: migrate sets it to the due set's head it
+-- leaves (and returns it to its caller), this script lowers it when it reports a job due before
+-- it. A job due at or after a time still ahead needs no wake: a migrator runs by then, and that
+-- migrate finds the job (or reports it as the head it leaves). Kept in a field the HMGET above
+-- reads anyway, it spares the usual call a look at the due set's head. A time told of that has
+-- passed proves nothing (the migrate due then has not run yet, or ran in an older redeq, which
+-- writes no '~next' during a rolling upgrade): the call then looks at the head, as it always did.
 if #due_pairs > 0 then
-  local head = redis.call('ZRANGE', K_DUE, '0', '0')
-  if head[1] and written[head[1]] then
-    out[1] = written[head[1]]
+  local earliest
+  for _, due in pairs(written) do
+    if not earliest or due < earliest then earliest = due end
+  end
+  local report = told < 0 or earliest < told
+  if not report and told <= now then
+    local head = redis.call('ZRANGE', K_DUE, '0', '0')
+    report = head[1] ~= nil and written[head[1]] ~= nil
+  end
+  if report then
+    out[1] = earliest
+    redis.call('HSET', K_COUNT, '~next', earliest)
   end
 end
 if removals then
