@@ -7,8 +7,9 @@
 --   elsewhere, e.g. the starter's journal, goes on counting; written as its attempt record, with no
 --   claim token, only when this call stores the job)
 -- Returns: the due ms of the earliest job of this call when it is due before any due time the
---   bucket's migrators were told of (-1 none: the migrator need not wake; see '~next' below), the Redis time (ms) the call ran at, then a triple per job that is
---   not simply new: its position in the call (1-based), status, value. A job with no triple is
+--   bucket's migrators were told of (-1 none: the migrator need not wake; see '~next' below),
+--   the Redis time (ms) the call ran at, then a triple per job that is not simply new: its
+--   position in the call (1-based), status, value. A job with no triple is
 --   'new', due at ms ('at') or at the returned time + ms ('in'): a batch of new jobs, the usual
 --   call, gets a reply of two numbers instead of two values per job.
 --   status: 'replaced' (value: due ms) | 'kept' | 'rejected' (value: state of the existing job)

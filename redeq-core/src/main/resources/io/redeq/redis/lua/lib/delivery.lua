@@ -1,6 +1,7 @@
 -- What a consumer gets for each job put IN_FLIGHT for it, by claim or by migrate's hand-off:
--- 7 values: jobKey, attempt, created (the record's text, see lib/settings.lua), due ms, payload, the job's own settings ('' none),
--- trace context stored beside the payload ('' none). Appended to `out`.
+-- 7 values: jobKey, attempt, created (as the record holds it, see lib/settings.lua), due ms,
+-- payload, the job's own settings ('' none), trace context stored beside the payload ('' none).
+-- Appended to `out`.
 local function deliver(out, job_key, attempts, due, rec)
   local created, head, payload = string.match(rec, '^([^;| ]*)([^|]*)|(.*)$')
   local settings, trace = string.match(head, '^([^ ]*) ?(.*)$')
