@@ -20,8 +20,9 @@ final class ModelWorkload {
 	static final int BUCKETS = 8;
 
 	/**
-	 * Every explicit job id contains this character and nothing else redeq writes does,
-	 * so a leftover reference to a job can be found in any Redis value.
+	 * Every explicit job id contains this character and nothing else redeq writes does
+	 * (but the names of a bucket's own fields in its count hash, which the leak check
+	 * knows), so a leftover reference to a job can be found in any Redis value.
 	 */
 	static final String ID_MARK = "~";
 
