@@ -131,6 +131,47 @@ class HandOffIntegrationTests {
 	}
 
 	@Test
+	void theCompletionsOfJobsHandedOverRideOnTheMigratorsNextCallsInsteadOfScriptsOfTheirOwn() {
+		int total = 40;
+		Set<String> done = ConcurrentHashMap.newKeySet();
+		try (Redeq redeq = Redeq.builder(this.lettuce)
+			.prefix("ride")
+			.buckets(1)
+			.sweepInterval(Duration.ofSeconds(60))
+			.build()) {
+			redeq.subscribe("mail", String.class, (payload, delivery) -> done.add(delivery.id()),
+					SubscriptionOptions.builder().concurrency(4).build());
+			await().atMost(Duration.ofSeconds(10)).until(() -> redeq.ownedBuckets().length == 1);
+			for (int i = 0; i < 20; i++) {
+				redeq.client().schedule(Job.builder("mail").id("warm-" + i).payload("x").build());
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> done.size() == 20);
+			await().atMost(Duration.ofSeconds(5)).until(() -> redeq.admin().stats("mail").pending() == 0);
+			// W3's pace in one bucket: a job every 8 ms, each due on its own.
+			long base = System.currentTimeMillis() + 500;
+			for (int i = 0; i < total; i++) {
+				redeq.client()
+					.schedule(Job.builder("mail")
+						.id("m-" + i)
+						.payload("x")
+						.dueAt(Instant.ofEpochMilli(base + 8L * i))
+						.build());
+			}
+			try (SlowLog scripts = SlowLog.everyCommand(this.lettuce)) {
+				await().atMost(Duration.ofSeconds(10)).until(() -> done.size() == 20 + total);
+				await().atMost(Duration.ofSeconds(5)).until(() -> redeq.admin().stats("mail").pending() == 0);
+
+				// Completing on their own, 40 jobs finishing 8 ms apart would take a
+				// script per 20 ms of linger: about 16. Riding, the last ones at most
+				// go alone, once the hand-offs have stopped.
+				assertThat(scripts.functionCalls("_migrate")).as("migrate calls").isPositive();
+				assertThat(scripts.functionCalls("_complete")).as("complete scripts for %d jobs", total)
+					.isLessThanOrEqualTo(3);
+			}
+		}
+	}
+
+	@Test
 	void aBusyConsumersJobWaitsReadyAndRunsWhenASlotFrees() throws Exception {
 		CountDownLatch release = new CountDownLatch(1);
 		List<String> order = new CopyOnWriteArrayList<>();

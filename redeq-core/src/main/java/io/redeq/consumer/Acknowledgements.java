@@ -72,6 +72,17 @@ final class Acknowledgements {
 	 */
 	static final Duration LINGER = Duration.ofMillis(20);
 
+	/**
+	 * How long a completion may wait for the migrate call that next hands this consumer
+	 * jobs of its bucket, to ride on it (see migrate.lua): while the migrator hands them
+	 * over, a bucket's calls come a look-ahead apart
+	 * ({@link HandOffs#LOOK_AHEAD_MILLIS}).
+	 */
+	static final Duration RIDE_WAIT = Duration.ofMillis(40);
+
+	/** The most completions one migrate call carries (migrate.lua's limit). */
+	static final int MAX_RIDING = 500;
+
 	private static final Logger logger = LoggerFactory.getLogger(Acknowledgements.class);
 
 	private final RedisJobStore store;
@@ -101,6 +112,9 @@ final class Acknowledgements {
 
 	/** Set while a retry is scheduled: workers then queue without sending. */
 	private volatile boolean backingOff;
+
+	/** Set once closing flushes: nothing waits for a ride any more. */
+	private volatile boolean flushing;
 
 	/**
 	 * Set when a job queued since the last batch may claim in its bucket: the batch then
@@ -151,6 +165,79 @@ final class Acknowledgements {
 	}
 
 	/**
+	 * Takes the completions queued for {@code bucket}, for the migrate call about to hand
+	 * this consumer jobs of that bucket to carry (at most {@link #MAX_RIDING}); none
+	 * while a retry is scheduled, since Redis just failed them. The caller ends each with
+	 * {@link #rode} or {@link #rideFailed}; meanwhile they stay unconfirmed, their leases
+	 * renewed.
+	 */
+	List<PendingCompletion> takeForRide(int bucket) {
+		if (this.backingOff || this.queue.isEmpty()) {
+			return List.of();
+		}
+		List<PendingCompletion> taken = new ArrayList<>();
+		for (PendingCompletion pending : this.queue) {
+			// remove() is true for one taker only: the sender's poll and this never both
+			// take a job.
+			if (pending.job.bucket() == bucket && !pending.isAnswered() && this.queue.remove(pending)) {
+				taken.add(pending);
+				if (taken.size() == MAX_RIDING) {
+					break;
+				}
+			}
+		}
+		return taken;
+	}
+
+	/**
+	 * The migrate call that carried these answered for each, in order. Called on the
+	 * migrator's thread, which must not wait for the listeners told of each outcome (the
+	 * journal's writes to its database among them): they are told on a worker's thread,
+	 * as for the consumer's own complete scripts.
+	 */
+	void rode(List<PendingCompletion> riding, List<Boolean> completed) {
+		for (int i = 0; i < riding.size(); i++) {
+			answer(riding.get(i), completed.get(i));
+		}
+		report(riding);
+	}
+
+	private void report(List<PendingCompletion> answered) {
+		if (answered.isEmpty()) {
+			return;
+		}
+		try {
+			this.retries.execute(() -> answered.forEach(PendingCompletion::report));
+		}
+		catch (RejectedExecutionException ex) {
+			answered.forEach(PendingCompletion::report); // closing: its workers are gone
+		}
+	}
+
+	/**
+	 * The migrate call that carried these got no usable reply: they are queued again and
+	 * sent on their own (a second run of an end that landed answers that the claim is
+	 * gone, which {@link PendingCompletion} then reports as such).
+	 */
+	void rideFailed(List<PendingCompletion> riding) {
+		if (riding.isEmpty()) {
+			return;
+		}
+		List<PendingCompletion> answered = new ArrayList<>();
+		for (PendingCompletion pending : riding) {
+			if (pending.isAnswered()) {
+				answered.add(pending); // by a renewal that found the claim gone
+			}
+			else {
+				pending.attemptFailed(true);
+				this.queue.add(pending);
+			}
+		}
+		report(answered);
+		send();
+	}
+
+	/**
 	 * Sends what is queued, at once when it may claim and otherwise within
 	 * {@link #LINGER}, unless a batch is on its way (its sender takes these too) or a
 	 * retry is scheduled; never throws for a Redis failure.
@@ -186,6 +273,7 @@ final class Acknowledgements {
 	 * command timeout for a batch on its way; returns the jobs still unanswered.
 	 */
 	List<ClaimedJob> flush(long deadlineNanos) {
+		this.flushing = true;
 		// The queue too: an answer a renewal or a late reply brought is reported when
 		// drained.
 		while ((!this.unconfirmed.isEmpty() || !this.queue.isEmpty()) && deadlineNanos - System.nanoTime() > 0) {
@@ -295,18 +383,29 @@ final class Acknowledgements {
 		scheduleRetry();
 	}
 
-	/** Takes the queue; reports jobs answered meanwhile, groups the rest per bucket. */
+	/**
+	 * Takes the queue; reports jobs answered meanwhile, groups the rest per bucket. Jobs
+	 * of a bucket where a hand-off is near stay queued to ride on it, unless they have
+	 * waited {@link #RIDE_WAIT} (or closing flushes).
+	 */
 	private Map<Integer, List<PendingCompletion>> drainByBucket() {
 		Map<Integer, List<PendingCompletion>> byBucket = new LinkedHashMap<>();
+		List<PendingCompletion> waiting = new ArrayList<>();
+		long now = System.nanoTime();
 		PendingCompletion next;
 		while ((next = this.queue.poll()) != null) {
 			if (next.isAnswered()) {
 				next.report(); // answered by a renewal, or by a reply that came late
 			}
+			else if (!this.flushing && now - next.queuedNanos < RIDE_WAIT.toNanos()
+					&& this.nextJobs.handOffNear(next.job.bucket())) {
+				waiting.add(next);
+			}
 			else {
 				byBucket.computeIfAbsent(next.job.bucket(), (b) -> new ArrayList<>()).add(next);
 			}
 		}
+		this.queue.addAll(waiting);
 		return byBucket;
 	}
 
@@ -451,6 +550,11 @@ final class Acknowledgements {
 			}
 
 			@Override
+			public boolean handOffNear(int bucket) {
+				return false;
+			}
+
+			@Override
 			public void claimed(int bucket, long remaining) {
 			}
 		};
@@ -466,6 +570,12 @@ final class Acknowledgements {
 		 * when it has none or the bucket is not known to hold READY jobs.
 		 */
 		HandOffs.@Nullable Offer offerFor(int bucket);
+
+		/**
+		 * Whether the migrator hands this consumer jobs of {@code bucket} these days, so
+		 * that its next call there, which may carry the bucket's completions, is near.
+		 */
+		boolean handOffNear(int bucket);
 
 		/** A claim with a completion left {@code remaining} READY jobs in the bucket. */
 		void claimed(int bucket, long remaining);

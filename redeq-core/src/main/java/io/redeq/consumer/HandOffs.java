@@ -119,7 +119,12 @@ public final class HandOffs {
 		return byBucket;
 	}
 
-	/** One consumer's free slots, held for it until the offer is settled. */
+	/**
+	 * One consumer's free slots, held for it until the offer is settled, and the
+	 * consumer's finished jobs of the bucket, whose completions ride on the same migrate
+	 * call (see migrate.lua): a consumer fed by hand-offs then pays no complete script of
+	 * its own.
+	 */
 	public static final class Offer {
 
 		private final TopicConsumer consumer;
@@ -128,17 +133,25 @@ public final class HandOffs {
 
 		private final SlotOffer request;
 
+		private final List<PendingCompletion> riding;
+
 		private final AtomicBoolean settled = new AtomicBoolean();
 
-		Offer(TopicConsumer consumer, int bucket, SlotOffer request) {
+		Offer(TopicConsumer consumer, int bucket, SlotOffer request, List<PendingCompletion> riding) {
 			this.consumer = consumer;
 			this.bucket = bucket;
 			this.request = request;
+			this.riding = riding;
 		}
 
 		/** What the migrate script is told. */
 		public SlotOffer request() {
 			return this.request;
+		}
+
+		/** The finished jobs the migrate call is to complete for this consumer. */
+		public List<ClaimedJob> completions() {
+			return this.riding.stream().map((pending) -> pending.job).toList();
 		}
 
 		/**
@@ -149,7 +162,26 @@ public final class HandOffs {
 		 * @param repliedNanos when its reply was in ({@link System#nanoTime()}), or later
 		 */
 		public void accept(List<ClaimedJob> jobs, long redisNowMicros, long repliedNanos) {
+			accept(jobs, List.of(), redisNowMicros, repliedNanos);
+		}
+
+		/**
+		 * The migrate script answered: ends the completions it carried with its answer
+		 * for each, then starts the jobs it handed over (none is fine) and gives back the
+		 * slots they did not take.
+		 * @param jobs the jobs put IN_FLIGHT for this consumer, some perhaps due shortly
+		 * @param completed per job of {@link #completions()}, in order, whether it
+		 * completed
+		 * @param redisNowMicros the Redis time the script ran at, in microseconds
+		 * @param repliedNanos when its reply was in ({@link System#nanoTime()}), or later
+		 */
+		public void accept(List<ClaimedJob> jobs, List<Boolean> completed, long redisNowMicros, long repliedNanos) {
+			if (completed.size() != this.riding.size()) {
+				throw new IllegalArgumentException("An offer carried " + this.riding.size()
+						+ " completions, but the answer has " + completed.size());
+			}
 			if (this.settled.compareAndSet(false, true)) {
+				this.consumer.completionsRode(this.riding, completed);
 				this.consumer.handedOver(this.request, this.bucket, jobs, redisNowMicros, repliedNanos);
 			}
 		}
@@ -157,12 +189,13 @@ public final class HandOffs {
 		/**
 		 * The script's reply never came ({@code bucket} is the one it ran on): the
 		 * consumer hands back whatever it may have taken under the offer's token, as for
-		 * a claim whose reply was lost, and gets its slots back. Does nothing once
-		 * settled.
+		 * a claim whose reply was lost, gets its slots back, and sends the completions
+		 * the call carried on its own. Does nothing once settled.
 		 * @param failure why
 		 */
 		public void fail(@Nullable RuntimeException failure) {
 			if (this.settled.compareAndSet(false, true)) {
+				this.consumer.completionsDidNotRide(this.riding);
 				this.consumer.handOffFailed(this.request, this.bucket, failure);
 			}
 		}

@@ -24,6 +24,9 @@ final class PendingCompletion {
 
 	private volatile boolean mayHaveLanded;
 
+	/** When it was queued ({@link System#nanoTime()}). */
+	final long queuedNanos = System.nanoTime();
+
 	PendingCompletion(ClaimedJob job, Outcome outcome) {
 		this.job = job;
 		this.outcome = outcome;

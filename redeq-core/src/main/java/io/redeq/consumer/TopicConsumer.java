@@ -117,6 +117,13 @@ public final class TopicConsumer implements Subscription {
 	private final AtomicLongArray readyKnown;
 
 	/**
+	 * Per bucket, when (System.nanoTime) the migrator last answered an offer of this
+	 * consumer there, 0 never: while it does so, its next call there is near, and the
+	 * bucket's completions wait to ride on it.
+	 */
+	private final AtomicLongArray handedOverIn;
+
+	/**
 	 * Held while a hand-off starts jobs and while closing stops fetching: once close
 	 * stopped fetching, no job starts behind its back.
 	 */
@@ -134,6 +141,7 @@ public final class TopicConsumer implements Subscription {
 		this.workers = new Workers(settings.topic(), settings.concurrency(),
 				this.options.prefetchFor(settings.concurrency()));
 		this.readyKnown = new AtomicLongArray(this.options.buckets());
+		this.handedOverIn = new AtomicLongArray(this.options.buckets());
 		this.claimGates = new ClaimGates(this.options.buckets());
 		this.handBacks = new HandBacks(this.store, settings, this.options.shutdownTimeout());
 		this.acknowledgements = new Acknowledgements(this.store, settings.topic(), this.timers, this.workers::execute,
@@ -373,7 +381,8 @@ public final class TopicConsumer implements Subscription {
 					this.claimGates.leave(buckets[i]);
 				}
 			}
-			offers.add((share > 0) ? offer(buckets[i], share, lead) : null);
+			offers.add(
+					(share > 0) ? offer(buckets[i], share, lead, this.acknowledgements.takeForRide(buckets[i])) : null);
 		}
 		return offers;
 	}
@@ -401,10 +410,23 @@ public final class TopicConsumer implements Subscription {
 	 * An offer of slots on a bucket whose claim gate the caller holds; a migrate may hand
 	 * it jobs due within {@code leadMillis} (0: only due ones).
 	 */
-	private HandOffs.Offer offer(int bucket, int slots, long leadMillis) {
+	private HandOffs.Offer offer(int bucket, int slots, long leadMillis, List<PendingCompletion> riding) {
 		return new HandOffs.Offer(this, bucket,
 				new SlotOffer(this.settings.topic(), slots, this.settings.lease().toMillis(),
-						this.tokenPrefix + this.tokens.incrementAndGet(), this.settings.maxAttempts(), leadMillis));
+						this.tokenPrefix + this.tokens.incrementAndGet(), this.settings.maxAttempts(), leadMillis),
+				riding);
+	}
+
+	/** A migrate call answered for the completions it carried. */
+	void completionsRode(List<PendingCompletion> riding, List<Boolean> completed) {
+		this.acknowledgements.rode(riding, completed);
+	}
+
+	/**
+	 * A migrate call that carried completions got no usable reply: they go on their own.
+	 */
+	void completionsDidNotRide(List<PendingCompletion> riding) {
+		this.acknowledgements.rideFailed(riding);
 	}
 
 	/**
@@ -435,6 +457,7 @@ public final class TopicConsumer implements Subscription {
 				}
 			}
 		}
+		this.handedOverIn.set(bucket, Math.max(1, System.nanoTime()));
 		this.claimGates.leave(bucket);
 		this.workers.giveBackSlots(offer.slots() - started);
 		refused.forEach(this.handBacks::unstarted);
@@ -543,7 +566,14 @@ public final class TopicConsumer implements Subscription {
 				TopicConsumer.this.claimGates.leave(bucket);
 				return null;
 			}
-			return offer(bucket, slots, 0);
+			return offer(bucket, slots, 0, List.of()); // its completions go in the same
+														// script anyway
+		}
+
+		@Override
+		public boolean handOffNear(int bucket) {
+			long seen = TopicConsumer.this.handedOverIn.get(bucket);
+			return seen != 0 && System.nanoTime() - seen < Acknowledgements.RIDE_WAIT.toNanos() && mayClaimElsewhere();
 		}
 
 		@Override

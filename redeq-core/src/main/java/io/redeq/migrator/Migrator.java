@@ -255,11 +255,19 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		try {
 			this.store.migrateDue(due, this.options.batchSize(),
 					offers.stream().map((inBucket) -> inBucket.stream().map(HandOffs.Offer::request).toList()).toList(),
+					offers.stream()
+						.map((inBucket) -> inBucket.stream().flatMap((offer) -> offer.completions().stream()).toList())
+						.toList(),
 					(bucket, result) -> {
 						long repliedNanos = System.nanoTime();
 						List<HandOffs.Offer> mine = offers.get(indexOf(due, bucket));
+						int from = 0;
 						for (int i = 0; i < mine.size(); i++) {
-							mine.get(i).accept(result.handedOver().get(i), result.nowMicros(), repliedNanos);
+							HandOffs.Offer offer = mine.get(i);
+							int carried = offer.completions().size();
+							offer.accept(result.handedOver().get(i), result.completed().subList(from, from + carried),
+									result.nowMicros(), repliedNanos);
+							from += carried;
 						}
 						migrated(bucket, result);
 					});

@@ -32,7 +32,7 @@ record LuaScript(String name, String source, String sha, ScriptOutputType output
 	 * each may call only those before it.
 	 */
 	private static final List<String> LIBRARIES = List.of("settings", "attempts", "counts", "layout", "state", "bury",
-			"removal", "undeclared", "requests", "recurring", "delivery", "claiming");
+			"removal", "finishing", "undeclared", "requests", "recurring", "delivery", "claiming");
 
 	/**
 	 * Sets a call's keys, topics and counter changes (see prelude.lua) before a job

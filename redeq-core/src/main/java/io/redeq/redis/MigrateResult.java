@@ -20,23 +20,26 @@ import java.util.Map;
  * @param recurringToRefill jobKeys of recurring jobs whose cron plan runs short of ticks
  * @param readyByTopic jobs made READY per topic (for waking that topic's consumers)
  * @param handedOver per offer of the call, in its order, the jobs put IN_FLIGHT for it
+ * @param completed per completion the call carried, in its order, whether it completed
+ * the job ({@code false}: the claim was no longer ours)
  */
 public record MigrateResult(long now, int microsIntoNow, long nextDue, long nextLeaseExpiry, boolean lockHeld,
 		int migrated, int reclaimed, List<String> recurringToRefill, Map<String, Integer> readyByTopic,
-		List<List<ClaimedJob>> handedOver) {
+		List<List<ClaimedJob>> handedOver, List<Boolean> completed) {
 
 	/** Values migrate.lua returns per job handed over (those of claim). */
 	private static final int VALUES_PER_JOB = 7;
 
 	/**
-	 * Parses migrate.lua's result for a call on {@code bucket} that made {@code offers}:
-	 * now in microseconds, next due ms (-1 none), next lease deadline ms (-1 none or not
-	 * checked), 1 if the lock is held (or was not checked), jobs migrated, leases
-	 * reclaimed, n, n jobKeys of recurring jobs to refill, m offers, per offer the number
-	 * of jobs handed to it and 7 values each, then pairs topic, jobs made READY. Its
-	 * 'topics' answer is not a result: the caller sends the script again first.
+	 * Parses migrate.lua's result for a call on {@code bucket} that made {@code offers}
+	 * and carried {@code carried} completions: now in microseconds, next due ms (-1
+	 * none), next lease deadline ms (-1 none or not checked), 1 if the lock is held (or
+	 * was not checked), jobs migrated, leases reclaimed, n, n jobKeys of recurring jobs
+	 * to refill, m offers, per offer the number of jobs handed to it and 7 values each, c
+	 * completions and a flag each, then pairs topic, jobs made READY. Its 'topics' answer
+	 * is not a result: the caller sends the script again first.
 	 */
-	static MigrateResult fromReply(List<Object> reply, int bucket, List<SlotOffer> offers) {
+	static MigrateResult fromReply(List<Object> reply, int bucket, List<SlotOffer> offers, int carried) {
 		ScriptReply.requireResult(reply, "migrate.lua");
 		int refills = (int) ScriptReply.number(reply.get(6));
 		List<String> recurringToRefill = new ArrayList<>(refills);
@@ -56,6 +59,13 @@ public record MigrateResult(long now, int microsIntoNow, long nextDue, long next
 					offer.token()));
 			i += jobs * VALUES_PER_JOB;
 		}
+		int ended = (int) ScriptReply.number(reply.get(i++));
+		if (ended != carried) {
+			throw new IllegalStateException(
+					"migrate.lua answered " + ended + " completions of the " + carried + " it carried");
+		}
+		List<Boolean> completed = ScriptReply.perJobFlags(reply.subList(i, i + ended));
+		i += ended;
 		Map<String, Integer> readyByTopic = new LinkedHashMap<>();
 		for (; i + 1 < reply.size(); i += 2) {
 			readyByTopic.put(ScriptReply.text(reply.get(i)), (int) ScriptReply.number(reply.get(i + 1)));
@@ -64,7 +74,7 @@ public record MigrateResult(long now, int microsIntoNow, long nextDue, long next
 		return new MigrateResult(nowMicros / 1000, (int) (nowMicros % 1000), ScriptReply.number(reply.get(1)),
 				ScriptReply.number(reply.get(2)), ScriptReply.isOne(reply.get(3)),
 				(int) ScriptReply.number(reply.get(4)), (int) ScriptReply.number(reply.get(5)), recurringToRefill,
-				readyByTopic, Collections.unmodifiableList(handedOver));
+				readyByTopic, Collections.unmodifiableList(handedOver), completed);
 	}
 
 	/**

@@ -252,7 +252,7 @@ public final class RedisJobStore {
 	public MigrateResult migrate(int bucket, int batchSize, boolean sweep, String lockOwner, long lockTtlMillis,
 			long deadRetentionMillis) {
 		return MigrateResult.fromReply(runMigrateWithAllTopics(bucket, strings(batchSize, sweep ? lockOwner : "",
-				lockTtlMillis, sweep ? deadRetentionMillis : 0, sweep ? 1 : 0, 0, 0)), bucket, List.of());
+				lockTtlMillis, sweep ? deadRetentionMillis : 0, sweep ? 1 : 0, 0, 0)), bucket, List.of(), 0);
 	}
 
 	/**
@@ -268,13 +268,27 @@ public final class RedisJobStore {
 	 */
 	public void migrateDue(int[] buckets, int batchSize, List<List<SlotOffer>> offersByBucket,
 			BiConsumer<Integer, MigrateResult> each) {
+		migrateDue(buckets, batchSize, offersByBucket,
+				offersByBucket.stream().map((offers) -> List.<ClaimedJob>of()).toList(), each);
+	}
+
+	/**
+	 * Migrates as {@link #migrateDue(int[], int, List, BiConsumer)} does, and each
+	 * bucket's script that carries offers also completes the finished jobs given for it
+	 * ({@link MigrateResult#completed()}), as {@link #completeAll} would: the consumers
+	 * that get their jobs by hand-off pay no script of their own to complete them.
+	 * @param completionsByBucket per bucket, finished jobs of that bucket (only where it
+	 * has offers; at most 500)
+	 */
+	public void migrateDue(int[] buckets, int batchSize, List<List<SlotOffer>> offersByBucket,
+			List<List<ClaimedJob>> completionsByBucket, BiConsumer<Integer, MigrateResult> each) {
 		String[] plain = strings(batchSize, "", 0, 0, 0, 0, 0);
 		List<CompletableFuture<List<Object>>> replies = new ArrayList<>(buckets.length);
 		List<String[]> args = new ArrayList<>(buckets.length);
 		for (int i = 0; i < buckets.length; i++) {
 			List<SlotOffer> offers = offersByBucket.get(i);
 			remember(buckets[i], offers.stream().map(SlotOffer::topic).toList());
-			args.add(withOffers(plain, offers));
+			args.add(withOffers(plain, offers, completionsByBucket.get(i)));
 			replies.add(runMigrate(buckets[i], knownTopics(buckets[i]), args.get(i)));
 		}
 		// Each bucket's result is handed on as soon as its reply is in, so its consumers
@@ -289,7 +303,8 @@ public final class RedisJobStore {
 				if (ScriptReply.asksForTopics(reply)) {
 					reply = runMigrateWithAllTopics(buckets[i], args.get(i));
 				}
-				each.accept(buckets[i], MigrateResult.fromReply(reply, buckets[i], offersByBucket.get(i)));
+				each.accept(buckets[i], MigrateResult.fromReply(reply, buckets[i], offersByBucket.get(i),
+						completionsByBucket.get(i).size()));
 			}
 			catch (RuntimeException ex) {
 				failure = (failure != null) ? failure : ex;
@@ -300,9 +315,15 @@ public final class RedisJobStore {
 		}
 	}
 
-	/** migrate.lua's arguments with the offers in place of "none". */
-	private String[] withOffers(String[] plain, List<SlotOffer> offers) {
+	/**
+	 * migrate.lua's arguments with the offers in place of "none", and the completions.
+	 */
+	private String[] withOffers(String[] plain, List<SlotOffer> offers, List<ClaimedJob> completions) {
 		if (offers.isEmpty()) {
+			if (!completions.isEmpty()) {
+				throw new IllegalArgumentException("Completions ride only on a migrate call with offers, but "
+						+ completions.size() + " came without one");
+			}
 			return plain;
 		}
 		List<String> args = new ArrayList<>(Arrays.asList(plain).subList(0, plain.length - 2));
@@ -315,6 +336,13 @@ public final class RedisJobStore {
 			args.add(offer.token());
 			args.add(Integer.toString(offer.maxAttempts()));
 			args.add(Long.toString(offer.leadMillis()));
+		}
+		if (!completions.isEmpty()) {
+			args.add(Integer.toString(completions.size()));
+			for (ClaimedJob job : completions) {
+				args.add(job.jobKey());
+				args.add(job.token());
+			}
 		}
 		return args.toArray(String[]::new);
 	}

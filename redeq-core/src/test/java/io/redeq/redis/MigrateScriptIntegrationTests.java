@@ -16,6 +16,7 @@ import io.redeq.Redeq;
 import io.redeq.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -212,6 +213,53 @@ class MigrateScriptIntegrationTests {
 		assertThat(this.producer.client().find("mail", ids.get(1)).orElseThrow().state()).isEqualTo(JobState.IN_FLIGHT);
 		assertThat(this.producer.client().find("mail", ids.get(2)).orElseThrow().state()).isEqualTo(JobState.DELAYED);
 		assertThat(this.producer.admin().stats("mail").delayed()).isEqualTo(2);
+	}
+
+	@Test
+	void aCallCompletesTheFinishedJobsItCarriesOnlyWhileTheirTokensStillHoldThem() {
+		List<String> ids = idsInBucket(7, 3);
+		this.producer.client().schedule(Job.builder("mail").id(ids.get(0)).payload(0).build());
+		this.producer.client().schedule(Job.builder("mail").id(ids.get(1)).payload(1).build());
+		List<ClaimedJob> running = migrate(7, new SlotOffer("mail", 2, 30_000, "inst:x:8", 3)).handedOver().get(0);
+		assertThat(running).hasSize(2);
+		ClaimedJob finished = running.get(0);
+		ClaimedJob claimedElsewhere = new ClaimedJob(7, running.get(1).jobKey(), "mail", running.get(1).id(), 1,
+				running.get(1).createdAt(), running.get(1).dueAt(), running.get(1).payload(), "inst:other:1");
+		this.producer.client().schedule(Job.builder("mail").id(ids.get(2)).payload(2).build());
+
+		List<MigrateResult> results = new ArrayList<>();
+		this.store.migrateDue(new int[] { 7 }, 100, List.of(List.of(new SlotOffer("mail", 2, 30_000, "inst:x:9", 3))),
+				List.of(List.of(finished, claimedElsewhere)), (b, result) -> results.add(result));
+
+		assertThat(results).singleElement().satisfies((result) -> {
+			assertThat(result.completed()).containsExactly(true, false);
+			assertThat(result.handedOver().get(0)).extracting(ClaimedJob::id).containsExactly(ids.get(2));
+		});
+		assertThat(this.producer.client().find("mail", finished.id())).isEmpty();
+		assertThat(this.producer.client().find("mail", claimedElsewhere.id()).orElseThrow().state())
+			.isEqualTo(JobState.IN_FLIGHT);
+		assertThat(this.producer.admin().stats("mail").inFlight()).isEqualTo(2);
+		assertThat(this.producer.admin().stats("mail").pending()).isEqualTo(2);
+
+		// A call with nothing due to hand over still ends what it carries.
+		results.clear();
+		this.store.migrateDue(new int[] { 7 }, 100, List.of(List.of(new SlotOffer("mail", 2, 30_000, "inst:x:10", 3))),
+				List.of(List.of(running.get(1))), (b, result) -> results.add(result));
+		assertThat(results).singleElement().satisfies((result) -> {
+			assertThat(result.completed()).containsExactly(true);
+			assertThat(result.handedOver().get(0)).isEmpty();
+		});
+		assertThat(this.producer.client().find("mail", running.get(1).id())).isEmpty();
+		assertThat(this.producer.admin().stats("mail").pending()).isEqualTo(1);
+	}
+
+	@Test
+	void completionsRideOnlyOnACallWithOffers() {
+		ClaimedJob job = new ClaimedJob(7, "mail:m-1", "mail", "m-1", 1, 0, 0, "1", "inst:x:1");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.store.migrateDue(new int[] { 7 }, 100,
+				List.of(List.of()), List.of(List.of(job)), (b, result) -> {
+				}))
+			.withMessageContaining("1 came without one");
 	}
 
 	@Test

@@ -1,5 +1,6 @@
 -- complete: deletes finished jobs, but only those whose claim token still matches: a worker whose
--- lease expired and whose job was claimed again elsewhere must not finish the new claim (fencing).
+-- lease expired and whose job was claimed again elsewhere must not finish the new claim (fencing,
+-- lib/finishing.lua). A consumer's hand-off calls carry its completions in the same way (migrate.lua).
 -- It may also claim for the same consumer in the same call, filling the slots the finished jobs
 -- gave back (BullMQ's moveToFinished returns the next job the same way): one script instead of
 -- two while a consumer drains a backlog.
@@ -11,26 +12,13 @@
 -- Returns: per pair 1 if completed, 0 if the claim was no longer ours; when it claims, then now,
 --   READY jobs of the topic left in this bucket, and per claimed job the 7 values of deliver
 local claim_args = tonumber(ARGV[2]) or 0
-local out, done, failed_before = {}, {}, {}
--- The attempt records of all pairs in one read.
-local job_keys = {}
-for i = 3 + claim_args, #ARGV, 2 do job_keys[#job_keys + 1] = ARGV[i] end
-local attempt_recs = read_all(K_ATTEMPT, job_keys)
+local out = {}
+local job_keys, tokens = {}, {}
 for i = 3 + claim_args, #ARGV, 2 do
-  local job_key, token = ARGV[i], ARGV[i + 1]
-  local a = parse_attempt(attempt_recs[(i - 1 - claim_args) / 2])
-  local ok = 0
-  if holds_claim(a, token) then
-    local topic = topic_of(job_key)
-    count(topic, -1)
-    done[#done + 1] = job_key
-    -- Only an attempt after the first can have an error to forget: a job gets one when an
-    -- attempt fails or its lease expires, and that attempt stays counted.
-    if a.attempts > 1 then failed_before[#failed_before + 1] = job_key end
-    ok = 1
-  end
-  out[#out + 1] = ok
+  job_keys[#job_keys + 1] = ARGV[i]
+  tokens[#tokens + 1] = ARGV[i + 1]
 end
+local done, failed_before = finish(out, job_keys, tokens)
 local broken = {}
 if claim_args > 0 then
   local keep = tonumber(ARGV[8])

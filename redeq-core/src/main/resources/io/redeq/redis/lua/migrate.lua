@@ -14,6 +14,10 @@
 -- consumer starts each once the Redis clock has surely reached its due time: the round trip that
 -- would make every job late by its length is made before the job is due. A job no offer takes
 -- stays in the due set.
+-- Completions ride along: a call that carries offers may also carry their consumers' finished jobs
+-- of this bucket, which it ends as complete.lua would (lib/finishing.lua, fenced by each job's
+-- claim token). A consumer that gets its jobs by hand-off then pays no script of its own to
+-- complete them.
 -- KEYS: the bucket keys with the ready and dead keys of the declared topics (see prelude), then
 --   the recurring hash, then the requests key (see lib/requests.lua)
 -- ARGV[1] topics, ARGV[2] batch size, ARGV[3] lock token ('' = do not touch the lock),
@@ -21,13 +25,16 @@
 -- ARGV[6] 1 to reclaim expired leases, 0 to skip (the sweep finds them; a due job should not pay for it)
 -- ARGV[7] ms to remember a hand-off's claim token, ARGV[8] number of offers k (0 none), then k
 --   groups of 6: topic (declared), free slots n, lease ms, claim token, the subscription's max attempts,
---   lead ms (jobs due that much later may be handed early; 0 none)
+--   lead ms (jobs due that much later may be handed early; 0 none); then c, the number of
+--   completions carried (absent: none; only without the lease pass of ARGV[6]), and c pairs
+--   jobKey, claim token (at most 500 pairs)
 -- Returns: 'topics', then the topics whose keys must be declared (nothing was written); or
 --   now (in microseconds), next due ms (-1 none), next lease deadline ms (-1 none or not checked), 1 if the lock is
 --   held (or was not checked), jobs migrated (recurring occurrences included), leases reclaimed,
 --   n, then n jobKeys of recurring jobs whose cron plan needs more ticks, then m, then per offer
 --   (in ARGV order) the jobs handed to it: their number, then the 7 values of deliver
---   (lib/delivery.lua) each, then pairs topic, jobs made READY and still READY (none: no pair)
+--   (lib/delivery.lua) each, then c and per completion carried 1 if it ended, 0 if the claim was
+--   no longer ours, then pairs topic, jobs made READY and still READY (none: no pair)
 local K_RECURRING = KEYS[#KEYS - 1]
 local K_REQUESTS = KEYS[#KEYS]
 local batch = tonumber(ARGV[2])
@@ -167,6 +174,37 @@ for k = 0, (tonumber(ARGV[8]) or 0) - 1 do
   end
   offers[#offers + 1] = offer
 end
+-- The completions carried. Their attempt records are read with the first hand-off candidates'
+-- (read_attempts below), and they are ended once the hand-off has read its own.
+local carried_at = 9 + (tonumber(ARGV[8]) or 0) * 6
+local carried = tonumber(ARGV[carried_at]) or 0
+local carried_keys, carried_tokens, carried_recs = {}, {}, nil
+if carried > 0 and (ARGV[6] == '1' or ARGV[5] ~= '0') then
+  -- The lease pass could make one of them READY again in this same call, and the retention
+  -- pass removes from the same keys: completions ride only on calls made at a due time.
+  return redis.error_reply('ERR redeq migrate: completions ride only on calls without the lease and retention passes')
+end
+for i = 1, carried do
+  carried_keys[i], carried_tokens[i] = ARGV[carried_at + i * 2 - 1], ARGV[carried_at + i * 2]
+end
+
+-- The attempt records of these jobs; the first call also reads the carried completions', so a
+-- call that hands over jobs and ends others reads the attempt hash once.
+local function read_attempts(job_keys)
+  if carried_recs or carried == 0 then
+    return read_all(K_ATTEMPT, job_keys)
+  end
+  local all = {}
+  for _, job_key in ipairs(carried_keys) do all[#all + 1] = job_key end
+  for _, job_key in ipairs(job_keys) do all[#all + 1] = job_key end
+  local recs = read_all(K_ATTEMPT, all)
+  carried_recs = {}
+  local wanted = {}
+  for i = 1, #recs do
+    if i <= carried then carried_recs[i] = recs[i] else wanted[i - carried] = recs[i] end
+  end
+  return wanted
+end
 -- An offer whose topic has jobs waiting READY claims from the ready set below (lib/claiming.lua,
 -- which answers a token that ran before). Otherwise it takes this call's due jobs of its topic;
 -- one whose token ran before (Lettuce sent this script again after a reconnect lost the first
@@ -254,7 +292,7 @@ for _, offer in ipairs(offers) do
     local to = math.min(#offer.candidates, from + offer.n - #offer.handed - 1)
     local job_keys = {}
     for i = from, to do job_keys[#job_keys + 1] = offer.candidates[i].job_key end
-    local recs, attempt_recs = read_all(K_PAYLOAD, job_keys), read_all(K_ATTEMPT, job_keys)
+    local recs, attempt_recs = read_all(K_PAYLOAD, job_keys), read_attempts(job_keys)
     for i = from, to do
       local c, rec = offer.candidates[i], recs[i - from + 1]
       local a = parse_attempt(attempt_recs[i - from + 1])
@@ -280,6 +318,13 @@ for _, offer in ipairs(offers) do
   if offer.remembered then
     keep_requests(K_REQUESTS, now, keep)
   end
+end
+-- The carried completions end now (their removals come last), with one read of their own only
+-- where no hand-off read the attempt hash.
+local finished, finished_flags, failed_before = {}, {}, {}
+if carried > 0 then
+  if not carried_recs then read_attempts({}) end
+  finished, failed_before = finish(finished_flags, carried_keys, carried_tokens, carried_recs)
 end
 add_all('HSET', K_ATTEMPT, attempts_written)
 zadd_all(K_LEASE, leases)
@@ -359,6 +404,8 @@ for _, offer in ipairs(offers) do
     end
   end
 end
+out[#out + 1] = carried
+for _, flag in ipairs(finished_flags) do out[#out + 1] = flag end
 -- The topics to signal: jobs this call made READY that no offer took at once.
 for _, topic in ipairs(topics) do
   local made = #ready[topic] / 2
@@ -390,6 +437,15 @@ elseif #due / 2 - #steps > 0 then
 elseif #handed_early > 0 then
   remove_all('ZREM', K_DUE, handed_early)
 end
+-- The completions carried: out of the lease set and the payload hash; their attempt and error
+-- records go with the others' below.
+local forgotten, errors_forgotten = {}, {}
+for _, job_key in ipairs(finished) do forgotten[#forgotten + 1] = job_key end
+for _, job_key in ipairs(failed_before) do errors_forgotten[#errors_forgotten + 1] = job_key end
+if #finished > 0 then
+  remove_all('ZREM', K_LEASE, finished)
+  remove_all('HDEL', K_PAYLOAD, finished)
+end
 if #replaced > 0 or #broken > 0 then
   -- A DEAD occurrence replaced by a new one: out of the dead indexes, its old attempt and error
   -- forgotten; what is left of a READY entry without a record, forgotten. The retention pass,
@@ -405,12 +461,17 @@ if #replaced > 0 or #broken > 0 then
     remove_all('ZREM', dead_key(topic), job_keys)
   end
   remove_all('ZREM', K_DIED, replaced)
-  local forgotten = {}
-  for _, job_key in ipairs(replaced) do forgotten[#forgotten + 1] = job_key end
-  for _, job_key in ipairs(broken) do forgotten[#forgotten + 1] = job_key end
-  remove_all('HDEL', K_ATTEMPT, forgotten)
-  remove_all('HDEL', K_ERROR, forgotten)
+  for _, job_key in ipairs(replaced) do
+    forgotten[#forgotten + 1] = job_key
+    errors_forgotten[#errors_forgotten + 1] = job_key
+  end
+  for _, job_key in ipairs(broken) do
+    forgotten[#forgotten + 1] = job_key
+    errors_forgotten[#errors_forgotten + 1] = job_key
+  end
 end
+remove_all('HDEL', K_ATTEMPT, forgotten)
+remove_all('HDEL', K_ERROR, errors_forgotten)
 if #expired > 0 then
   redis.call('ZREMRANGEBYRANK', K_LEASE, '0', #expired - 1)
 end
