@@ -397,8 +397,7 @@ final class Acknowledgements {
 			if (next.isAnswered()) {
 				next.report(); // answered by a renewal, or by a reply that came late
 			}
-			else if (!this.flushing && now - next.queuedNanos < RIDE_WAIT.toNanos()
-					&& this.nextJobs.handOffNear(next.job.bucket())) {
+			else if (mayWaitForRide(next, now)) {
 				waiting.add(next);
 			}
 			else {
@@ -407,6 +406,17 @@ final class Acknowledgements {
 		}
 		this.queue.addAll(waiting);
 		return byBucket;
+	}
+
+	/**
+	 * Whether a queued completion stays for the migrator's next call in its bucket: not
+	 * once it has waited {@link #RIDE_WAIT}, nor while closing, nor where a complete
+	 * script of its own would claim the next jobs with it (a backlog waits READY there).
+	 */
+	private boolean mayWaitForRide(PendingCompletion pending, long nowNanos) {
+		int bucket = pending.job.bucket();
+		return !this.flushing && nowNanos - pending.queuedNanos < RIDE_WAIT.toNanos()
+				&& this.nextJobs.handOffNear(bucket) && !this.nextJobs.mayClaimIn(bucket);
 	}
 
 	private @Nullable RuntimeException await(Call call) {
