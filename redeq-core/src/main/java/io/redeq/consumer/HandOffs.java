@@ -181,7 +181,7 @@ public final class HandOffs {
 						+ " completions, but the answer has " + completed.size());
 			}
 			if (this.settled.compareAndSet(false, true)) {
-				this.consumer.completionsRode(this.riding, completed);
+				this.consumer.completionsRode(this.bucket, this.riding, completed);
 				this.consumer.handedOver(this.request, this.bucket, jobs, redisNowMicros, repliedNanos);
 			}
 		}

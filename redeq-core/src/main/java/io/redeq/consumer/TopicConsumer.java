@@ -417,8 +417,12 @@ public final class TopicConsumer implements Subscription {
 				riding);
 	}
 
-	/** A migrate call answered for the completions it carried. */
-	void completionsRode(List<PendingCompletion> riding, List<Boolean> completed) {
+	/**
+	 * The migrator's call on {@code bucket} answered this consumer's offer, and for the
+	 * completions it carried: its next call there is near.
+	 */
+	void completionsRode(int bucket, List<PendingCompletion> riding, List<Boolean> completed) {
+		this.handedOverIn.set(bucket, Math.max(1, System.nanoTime()));
 		this.acknowledgements.rode(riding, completed);
 	}
 
@@ -457,7 +461,6 @@ public final class TopicConsumer implements Subscription {
 				}
 			}
 		}
-		this.handedOverIn.set(bucket, Math.max(1, System.nanoTime()));
 		this.claimGates.leave(bucket);
 		this.workers.giveBackSlots(offer.slots() - started);
 		refused.forEach(this.handBacks::unstarted);
@@ -566,8 +569,8 @@ public final class TopicConsumer implements Subscription {
 				TopicConsumer.this.claimGates.leave(bucket);
 				return null;
 			}
-			return offer(bucket, slots, 0, List.of()); // its completions go in the same
-														// script anyway
+			// The completions this claim goes with are in its own script already.
+			return offer(bucket, slots, 0, List.of());
 		}
 
 		@Override

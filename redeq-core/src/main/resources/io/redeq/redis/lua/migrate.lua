@@ -26,7 +26,7 @@
 -- ARGV[7] ms to remember a hand-off's claim token, ARGV[8] number of offers k (0 none), then k
 --   groups of 6: topic (declared), free slots n, lease ms, claim token, the subscription's max attempts,
 --   lead ms (jobs due that much later may be handed early; 0 none); then c, the number of
---   completions carried (absent: none; only without the lease pass of ARGV[6]), and c pairs
+--   completions carried (absent: none; not with the lease or retention pass), and c pairs
 --   jobKey, claim token (at most 500 pairs)
 -- Returns: 'topics', then the topics whose keys must be declared (nothing was written); or
 --   now (in microseconds), next due ms (-1 none), next lease deadline ms (-1 none or not checked), 1 if the lock is
