@@ -80,6 +80,15 @@ final class Acknowledgements {
 	 */
 	static final Duration RIDE_WAIT = Duration.ofMillis(40);
 
+	/**
+	 * How long the oldest of a bucket's completions must have waited before a migrate
+	 * call takes them. A ride adds four commands to the call (a complete script of its
+	 * own runs six); at high rates the migrator calls a bucket every few ms, and taking
+	 * the few completions of each call cost more than one script per {@link #LINGER}
+	 * (W3b, 10k jobs/s: 12.5 → 13.1 Redis commands per job).
+	 */
+	static final Duration RIDE_AFTER = Duration.ofMillis(10);
+
 	/** The most completions one migrate call carries (migrate.lua's limit). */
 	static final int MAX_RIDING = 500;
 
@@ -166,13 +175,13 @@ final class Acknowledgements {
 
 	/**
 	 * Takes the completions queued for {@code bucket}, for the migrate call about to hand
-	 * this consumer jobs of that bucket to carry (at most {@link #MAX_RIDING}); none
-	 * while a retry is scheduled, since Redis just failed them. The caller ends each with
-	 * {@link #rode} or {@link #rideFailed}; meanwhile they stay unconfirmed, their leases
-	 * renewed.
+	 * this consumer jobs of that bucket to carry (at most {@link #MAX_RIDING}), once the
+	 * oldest has waited {@link #RIDE_AFTER}; none while a retry is scheduled, since Redis
+	 * just failed them. The caller ends each with {@link #rode} or {@link #rideFailed};
+	 * meanwhile they stay unconfirmed, their leases renewed.
 	 */
 	List<PendingCompletion> takeForRide(int bucket) {
-		if (this.backingOff || this.queue.isEmpty()) {
+		if (this.backingOff || !oldestWaitedForRide(bucket)) {
 			return List.of();
 		}
 		List<PendingCompletion> taken = new ArrayList<>();
@@ -187,6 +196,17 @@ final class Acknowledgements {
 			}
 		}
 		return taken;
+	}
+
+	/** Whether a completion of {@code bucket} has waited {@link #RIDE_AFTER}. */
+	private boolean oldestWaitedForRide(int bucket) {
+		long now = System.nanoTime();
+		for (PendingCompletion pending : this.queue) {
+			if (pending.job.bucket() == bucket && now - pending.queuedNanos >= RIDE_AFTER.toNanos()) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**
