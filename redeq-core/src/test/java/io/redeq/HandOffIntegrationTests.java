@@ -93,30 +93,8 @@ class HandOffIntegrationTests {
 	void jobsFallingDueCloseTogetherAreHandedOverAndCompletedInFarFewerScriptsThanJobs() {
 		int total = 40;
 		Set<String> done = ConcurrentHashMap.newKeySet();
-		// One bucket, so every job is the next one's neighbour; no sweep during the test.
-		try (Redeq redeq = Redeq.builder(this.lettuce)
-			.prefix("gather")
-			.buckets(1)
-			.sweepInterval(Duration.ofSeconds(60))
-			.build()) {
-			redeq.subscribe("mail", String.class, (payload, delivery) -> done.add(delivery.id()),
-					SubscriptionOptions.builder().concurrency(4).build());
-			await().atMost(Duration.ofSeconds(10)).until(() -> redeq.ownedBuckets().length == 1);
-			// Quick handlers open the prefetch slots, where jobs may wait for their due
-			// time; the first runs after a start are slow (classes loading).
-			for (int i = 0; i < 20; i++) {
-				redeq.client().schedule(Job.builder("mail").id("warm-" + i).payload("x").build());
-			}
-			await().atMost(Duration.ofSeconds(10)).until(() -> done.size() == 20);
-			long base = System.currentTimeMillis() + 500;
-			for (int i = 0; i < total; i++) {
-				redeq.client()
-					.schedule(Job.builder("mail")
-						.id("m-" + i)
-						.payload("x")
-						.dueAt(Instant.ofEpochMilli(base + 3L * i))
-						.build());
-			}
+		try (Redeq redeq = oneBucketWithAWarmConsumer("gather", done)) {
+			scheduleApart(redeq, total, 3);
 			resetStats();
 
 			await().atMost(Duration.ofSeconds(10)).until(() -> done.size() == 20 + total);
@@ -134,29 +112,10 @@ class HandOffIntegrationTests {
 	void theCompletionsOfJobsHandedOverRideOnTheMigratorsNextCallsInsteadOfScriptsOfTheirOwn() {
 		int total = 40;
 		Set<String> done = ConcurrentHashMap.newKeySet();
-		try (Redeq redeq = Redeq.builder(this.lettuce)
-			.prefix("ride")
-			.buckets(1)
-			.sweepInterval(Duration.ofSeconds(60))
-			.build()) {
-			redeq.subscribe("mail", String.class, (payload, delivery) -> done.add(delivery.id()),
-					SubscriptionOptions.builder().concurrency(4).build());
-			await().atMost(Duration.ofSeconds(10)).until(() -> redeq.ownedBuckets().length == 1);
-			for (int i = 0; i < 20; i++) {
-				redeq.client().schedule(Job.builder("mail").id("warm-" + i).payload("x").build());
-			}
-			await().atMost(Duration.ofSeconds(10)).until(() -> done.size() == 20);
+		try (Redeq redeq = oneBucketWithAWarmConsumer("ride", done)) {
 			await().atMost(Duration.ofSeconds(5)).until(() -> redeq.admin().stats("mail").pending() == 0);
 			// W3's pace in one bucket: a job every 8 ms, each due on its own.
-			long base = System.currentTimeMillis() + 500;
-			for (int i = 0; i < total; i++) {
-				redeq.client()
-					.schedule(Job.builder("mail")
-						.id("m-" + i)
-						.payload("x")
-						.dueAt(Instant.ofEpochMilli(base + 8L * i))
-						.build());
-			}
+			scheduleApart(redeq, total, 8);
 			try (SlowLog scripts = SlowLog.everyCommand(this.lettuce)) {
 				await().atMost(Duration.ofSeconds(10)).until(() -> done.size() == 20 + total);
 				await().atMost(Duration.ofSeconds(5)).until(() -> redeq.admin().stats("mail").pending() == 0);
@@ -226,6 +185,44 @@ class HandOffIntegrationTests {
 			// At least once is the promise; a handler that ran is completed before close
 			// returns, so nothing here should run twice either.
 			assertThat(runs.values()).as("runs per job").allMatch((count) -> count == 1);
+		}
+	}
+
+	/**
+	 * One bucket, so every job is the next one's neighbour, no sweep during the test, and
+	 * a consumer of "mail" that already ran 20 jobs: quick handlers open the prefetch
+	 * slots, where jobs may wait for their due time, and the first runs after a start are
+	 * slow (classes loading).
+	 */
+	private Redeq oneBucketWithAWarmConsumer(String prefix, Set<String> done) {
+		Redeq redeq = Redeq.builder(this.lettuce)
+			.prefix(prefix)
+			.buckets(1)
+			.sweepInterval(Duration.ofSeconds(60))
+			.build();
+		redeq.subscribe("mail", String.class, (payload, delivery) -> done.add(delivery.id()),
+				SubscriptionOptions.builder().concurrency(4).build());
+		await().atMost(Duration.ofSeconds(10)).until(() -> redeq.ownedBuckets().length == 1);
+		for (int i = 0; i < 20; i++) {
+			redeq.client().schedule(Job.builder("mail").id("warm-" + i).payload("x").build());
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> done.size() == 20);
+		return redeq;
+	}
+
+	/**
+	 * Schedules {@code count} jobs m-0, m-1, ... due from 500 ms on, {@code apartMillis}
+	 * apart.
+	 */
+	private static void scheduleApart(Redeq redeq, int count, long apartMillis) {
+		long base = System.currentTimeMillis() + 500;
+		for (int i = 0; i < count; i++) {
+			redeq.client()
+				.schedule(Job.builder("mail")
+					.id("m-" + i)
+					.payload("x")
+					.dueAt(Instant.ofEpochMilli(base + apartMillis * i))
+					.build());
 		}
 	}
 
