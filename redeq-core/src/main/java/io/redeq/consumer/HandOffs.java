@@ -135,6 +135,8 @@ public final class HandOffs {
 
 		private final List<PendingCompletion> riding;
 
+		private final List<ClaimedJob> completions;
+
 		private final AtomicBoolean settled = new AtomicBoolean();
 
 		Offer(TopicConsumer consumer, int bucket, SlotOffer request, List<PendingCompletion> riding) {
@@ -142,6 +144,7 @@ public final class HandOffs {
 			this.bucket = bucket;
 			this.request = request;
 			this.riding = riding;
+			this.completions = riding.stream().map((pending) -> pending.job).toList();
 		}
 
 		/** What the migrate script is told. */
@@ -151,7 +154,7 @@ public final class HandOffs {
 
 		/** The finished jobs the migrate call is to complete for this consumer. */
 		public List<ClaimedJob> completions() {
-			return this.riding.stream().map((pending) -> pending.job).toList();
+			return this.completions;
 		}
 
 		/**
