@@ -31,7 +31,7 @@ class DataFormatMarkerIntegrationTests {
 	void anEngineRecordsItsDataFormatInAFreshPrefix() {
 		try (Redeq redeq = Redeq.builder(this.lettuce).prefix("fresh").build();
 				StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
-			assertThat(connection.sync().hgetall("fresh:meta")).containsEntry("format", "2")
+			assertThat(connection.sync().hgetall("fresh:meta")).containsEntry("format", "3")
 				.containsEntry("buckets", Integer.toString(RedeqOptions.DEFAULT_BUCKETS));
 		}
 	}
@@ -40,21 +40,21 @@ class DataFormatMarkerIntegrationTests {
 	void anEngineRefusesToStartOnDataOfANewerFormatAndChangesNothing() {
 		try (StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
 			RedisCommands<String, String> redis = connection.sync();
-			redis.hset("newer:meta", Map.of("format", "3", "buckets", "4"));
-			redis.set("newer:something-format-3-wrote", "x");
+			redis.hset("newer:meta", Map.of("format", "4", "buckets", "4"));
+			redis.set("newer:something-format-4-wrote", "x");
 
 			Redeq redeq = Redeq.builder(this.lettuce).prefix("newer").buckets(16).autoStartup(false).build();
 			try {
 				assertThatExceptionOfType(RedeqException.class).isThrownBy(redeq::start)
 					.withMessageContaining("prefix 'newer'")
-					.withMessageContaining("data format 3")
-					.withMessageContaining("format 2")
+					.withMessageContaining("data format 4")
+					.withMessageContaining("format 3")
 					.withMessageContaining("newer version of redeq");
 				// It was refused before the bucket count (which differs too) was looked
 				// at.
-				assertThat(redis.hgetall("newer:meta")).isEqualTo(Map.of("format", "3", "buckets", "4"));
+				assertThat(redis.hgetall("newer:meta")).isEqualTo(Map.of("format", "4", "buckets", "4"));
 				assertThat(redis.keys("newer*")).containsExactlyInAnyOrder("newer:meta",
-						"newer:something-format-3-wrote");
+						"newer:something-format-4-wrote");
 				assertThatExceptionOfType(RedeqException.class).as("and again on a second try")
 					.isThrownBy(redeq::start);
 			}
@@ -67,7 +67,7 @@ class DataFormatMarkerIntegrationTests {
 	@Test
 	void aPrefixOfTheSameFormatStartsAsBefore() {
 		try (StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
-			connection.sync().hset("same:meta", Map.of("format", "2", "buckets", "16"));
+			connection.sync().hset("same:meta", Map.of("format", "3", "buckets", "16"));
 		}
 		try (Redeq redeq = Redeq.builder(this.lettuce).prefix("same").buckets(16).build()) {
 			String id = redeq.client().schedule("t", "payload", Duration.ofHours(1));

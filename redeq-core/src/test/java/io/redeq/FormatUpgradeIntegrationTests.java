@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * An instance that upgrades to data format 2 converts the jobs an instance of the first
+ * An instance that upgrades to data format 3 converts the jobs an instance of an earlier
  * format left in Redis, each in the state it had, and strands none. The first format's
  * keys are written here by hand, exactly as its scripts wrote them: one record per job,
  * {@code state|attempts|created|due|token|payload}, with a delay index, an in-flight
@@ -92,7 +92,63 @@ class FormatUpgradeIntegrationTests {
 				.noneMatch((key) -> key.endsWith(":jobs") || key.endsWith(":delayed") || key.endsWith(":inflight")
 						|| key.endsWith(":counts") || key.endsWith(":errors") || key.endsWith(":r:t")
 						|| key.endsWith(":x:t") || key.endsWith(":dead"));
-			assertThat(connection.sync().hget("old:meta", "format")).isEqualTo("2");
+			assertThat(connection.sync().hget("old:meta", "format")).isEqualTo("3");
+		}
+	}
+
+	/**
+	 * Format 2 kept the attempt records in a hash of their own; format 3 keeps them in
+	 * the payload hash beside the jobs' records. Written here by hand as format 2 did.
+	 */
+	@Test
+	void attemptRecordsOfTheSecondFormatMoveIntoThePayloadHash() {
+		String tag = new KeySpace("two", 1).tag(0);
+		long now = System.currentTimeMillis();
+		long later = now + Duration.ofHours(1).toMillis();
+		try (StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
+			RedisCommands<String, String> redis = connection.sync();
+			redis.hset(tag + ":payload", Map.of("t:retried", now + "|\"retried\"", "t:ready", now + "|\"ready\"",
+					"t:running", now + "|\"running\"", "t:dead", now + "|\"dead\""));
+			redis.hset(tag + ":attempt", Map.of("t:retried", "1|" + later + "|", "t:running", "1|" + now + "|gone:7",
+					"t:dead", "3|" + now + "|", "t:finished", "1|" + now + "|gone:8"));
+			redis.zadd(tag + ":due", later, "t:retried");
+			redis.zadd(tag + ":ready:t", now, "t:ready");
+			redis.zadd(tag + ":lease", now - 1000, "t:running"); // its instance died
+			redis.zadd(tag + ":died", now, "t:dead");
+			redis.zadd(tag + ":dead:t", now, "t:dead");
+			redis.hset(tag + ":error", Map.of("t:retried", "first try failed", "t:dead", "boom"));
+			redis.hset(tag + ":count", Map.of("t", "3"));
+			redis.hset("two:meta", Map.of("format", "2", "buckets", "1"));
+		}
+
+		Map<String, Integer> attempts = new ConcurrentHashMap<>();
+		try (Redeq redeq = Redeq.builder(this.lettuce).prefix("two").buckets(1).build();
+				StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
+			RedisCommands<String, String> redis = connection.sync();
+			assertThat(redis.exists(tag + ":attempt")).as("format 2's attempt hash, after a start").isZero();
+			assertThat(redis.hget("two:meta", "format")).isEqualTo("3");
+			assertThat(redis.hkeys(tag + ":payload")).as("a record whose job was gone is not carried over")
+				.containsExactlyInAnyOrder("t:retried", "t:ready", "t:running", "t:dead", "@t:retried", "@t:running",
+						"@t:dead");
+			assertThat(redeq.client().find("t", "retried")).hasValueSatisfying((info) -> {
+				assertThat(info.state()).isEqualTo(JobState.DELAYED);
+				assertThat(info.dueAt()).isEqualTo(Instant.ofEpochMilli(later));
+				assertThat(info.attempts()).isEqualTo(1);
+			});
+			assertThat(redeq.admin().deadJobs("t", 0, 10)).singleElement().satisfies((dead) -> {
+				assertThat(dead.id()).isEqualTo("dead");
+				assertThat(dead.attempts()).isEqualTo(3);
+				assertThat(dead.lastError()).isEqualTo("boom");
+			});
+
+			redeq.subscribe("t", String.class, (payload, delivery) -> attempts.put(payload, delivery.attempt()));
+			await().atMost(Duration.ofSeconds(15)).until(() -> attempts.size() == 2);
+			assertThat(attempts).as("the running job's lease expired: its attempt counts")
+				.containsOnly(Map.entry("ready", 1), Map.entry("running", 2));
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> redeq.admin().stats("t").equals(new TopicStats("t", 1, 0, 0, 1)));
+			assertThat(redis.hkeys(tag + ":payload")).as("finished jobs leave no attempt record behind")
+				.containsExactlyInAnyOrder("t:retried", "t:dead", "@t:retried", "@t:dead");
 		}
 	}
 

@@ -1,6 +1,7 @@
 package io.redeq.redis;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -18,17 +19,23 @@ import org.slf4j.LoggerFactory;
 import io.redeq.RedeqException;
 
 /**
- * Converts jobs written in redeq's first data format (one record per job holding its
- * state and payload) to format 2 (payload written once, state in the indexes; see
- * {@code prelude.lua}), so an instance that upgrades strands no job.
+ * Converts jobs written in redeq's earlier data formats to format 3, so an instance that
+ * upgrades strands no job. Format 1 kept one record per job holding its state and
+ * payload; format 2 wrote the payload once and kept the state in the indexes, with the
+ * attempt records in a hash of their own; format 3 keeps those attempt records in the
+ * payload hash beside the jobs' records (see {@code prelude.lua}), so one command reads
+ * or forgets both.
  *
  * <p>
- * It runs when an engine starts: one pipelined EXISTS per bucket finds out whether any
- * format-1 jobs are left (so the check costs one round trip once the data is converted),
- * then each such bucket's jobs are converted in chunks, one script per chunk, each job in
- * the state it had. Interrupted, it simply runs again at the next start. Instances of the
- * first format should be stopped first: jobs they write later are converted at the next
- * start of an upgraded instance, not before.
+ * It runs when an engine starts: one pipelined round of EXISTS per bucket finds out
+ * whether any format-1 jobs or format-2 attempt records are left (so the check costs one
+ * round trip once the data is converted), then each such bucket is converted in chunks,
+ * one script per chunk, each job in the state it had. Interrupted, it simply runs again
+ * at the next start. Instances of an earlier format should be stopped first: what they
+ * write later is converted at the next start of an upgraded instance, not before, and a
+ * format-2 instance still running does not find the attempt records of the jobs it holds:
+ * their completions are refused, and the jobs run again once their leases expire
+ * (delivered twice, never lost).
  *
  * <p>
  * The format is recorded in the prefix's meta hash. An instance that finds a newer format
@@ -43,7 +50,7 @@ public final class FormatUpgrade {
 	private static final int CHUNK = 200;
 
 	/** The data format this version reads and writes. */
-	public static final int FORMAT = 2;
+	public static final int FORMAT = 3;
 
 	private final KeySpace keys;
 
@@ -55,31 +62,43 @@ public final class FormatUpgrade {
 	}
 
 	/**
-	 * Converts every format-1 job of the prefix and records format {@value #FORMAT};
-	 * returns how many jobs it converted.
+	 * Converts every format-1 job and format-2 attempt record of the prefix and records
+	 * format {@value #FORMAT}; returns how many jobs it converted (attempt records moved
+	 * included).
 	 * @throws RedeqException if Redis records a newer format; nothing is changed then
 	 */
 	public long run() {
 		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
 		checkReadable();
-		List<CompletionStage<Long>> checks = new ArrayList<>();
+		List<CompletionStage<Long>> formatOne = new ArrayList<>();
+		List<CompletionStage<Long>> formatTwo = new ArrayList<>();
 		for (int b = 0; b < this.keys.buckets(); b++) {
-			checks.add(commands.exists(this.keys.formatOneCountsKey(b)));
+			formatOne.add(commands.exists(this.keys.formatOneCountsKey(b)));
+			formatTwo.add(commands.exists(this.keys.formatTwoAttemptKey(b)));
 		}
 		long converted = 0;
+		long moved = 0;
 		for (int b = 0; b < this.keys.buckets(); b++) {
-			if (this.scripts.await(checks.get(b), "look for jobs of redeq's first data format") > 0) {
+			if (this.scripts.await(formatOne.get(b), "look for jobs of redeq's first data format") > 0) {
 				converted += convertBucket(b);
+			}
+			if (this.scripts.await(formatTwo.get(b), "look for attempt records of redeq's data format 2") > 0) {
+				moved += moveAttemptRecords(b);
 			}
 		}
 		if (converted > 0) {
-			logger.info("Converted {} jobs of prefix '{}' to redeq's data format 2", converted, this.keys.prefix());
+			logger.info("Converted {} jobs of prefix '{}' from redeq's first data format to format {}", converted,
+					this.keys.prefix(), FORMAT);
+		}
+		if (moved > 0) {
+			logger.info("Moved {} attempt records of prefix '{}' into the payload hashes (redeq's data format {})",
+					moved, this.keys.prefix(), FORMAT);
 		}
 		forgetInFlightCounters();
 		Long recorded = this.scripts.run(Scripts.RECORD_FORMAT, new String[] { this.keys.metaKey() },
 				Integer.toString(FORMAT));
 		refuseNewerFormat(Long.toString(recorded));
-		return converted;
+		return converted + moved;
 	}
 
 	/**
@@ -165,6 +184,37 @@ public final class FormatUpgrade {
 		Long converted = this.scripts.run(Scripts.UPGRADE_V1, keyList.toArray(String[]::new),
 				args.toArray(String[]::new));
 		return converted;
+	}
+
+	/**
+	 * Moves a bucket's format-2 attempt records into its payload hash, a chunk per
+	 * script; the attempt hash is gone once the last chunk leaves it (Redis deletes an
+	 * empty hash).
+	 */
+	private long moveAttemptRecords(int bucket) {
+		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
+		String attempts = this.keys.formatTwoAttemptKey(bucket);
+		String[] fixed = this.keys.bucketKeys(bucket);
+		String[] keyList = Arrays.copyOf(fixed, fixed.length + 1);
+		keyList[fixed.length] = attempts;
+		long moved = 0;
+		ScanCursor cursor = ScanCursor.INITIAL;
+		do {
+			MapScanCursor<String, String> page = this.scripts.await(
+					commands.hscan(attempts, cursor, ScanArgs.Builder.limit(CHUNK)),
+					"read attempt records of redeq's data format 2");
+			List<String> jobKeys = new ArrayList<>(page.getMap().keySet());
+			for (int from = 0; from < jobKeys.size(); from += CHUNK) {
+				List<String> args = new ArrayList<>();
+				args.add("");
+				args.addAll(jobKeys.subList(from, Math.min(jobKeys.size(), from + CHUNK)));
+				Long chunk = this.scripts.run(Scripts.UPGRADE_V2, keyList, args.toArray(String[]::new));
+				moved += chunk;
+			}
+			cursor = page;
+		}
+		while (!cursor.isFinished());
+		return moved;
 	}
 
 	/**

@@ -123,7 +123,7 @@ public final class JobPages {
 			int b = entry.bucket();
 			boolean leaseUnknown = state == JobState.IN_FLIGHT && entry.score() < 0;
 			reads.add(new Reads(commands.hget(this.keys.payloadKey(b), entry.jobKey()),
-					commands.hget(this.keys.attemptKey(b), entry.jobKey()),
+					commands.hget(this.keys.payloadKey(b), KeySpace.attemptField(entry.jobKey())),
 					commands.hget(this.keys.errorKey(b), entry.jobKey()),
 					leaseUnknown ? commands.zscore(this.keys.leaseKey(b), entry.jobKey()) : null));
 		}

@@ -113,7 +113,7 @@ public final class JobQueries {
 		List<JobReads> reads = new ArrayList<>();
 		for (Entry entry : page) {
 			reads.add(new JobReads(commands.hget(this.keys.payloadKey(entry.bucket()), entry.jobKey()),
-					commands.hget(this.keys.attemptKey(entry.bucket()), entry.jobKey()),
+					commands.hget(this.keys.payloadKey(entry.bucket()), KeySpace.attemptField(entry.jobKey())),
 					commands.hget(this.keys.errorKey(entry.bucket()), entry.jobKey())));
 		}
 		List<DeadJob> dead = new ArrayList<>();

@@ -30,6 +30,9 @@ public final class KeySpace {
 
 	private static final int MAX_SUFFIX_SEARCH = 1_000_000;
 
+	/** What starts the payload hash's field of a job's attempt record. */
+	private static final String ATTEMPT_FIELD_MARK = "@";
+
 	private final String prefix;
 
 	private final int buckets;
@@ -80,7 +83,7 @@ public final class KeySpace {
 
 	/**
 	 * The fixed keys every job script gets, in the order the prelude expects: payload,
-	 * attempt, due, lease, died, error, count, lock.
+	 * due, lease, died, error, count, lock.
 	 */
 	String[] bucketKeys(int bucket) {
 		return this.bucketKeys[bucket];
@@ -134,8 +137,26 @@ public final class KeySpace {
 		return this.bucketKeys[bucket][FixedKey.PAYLOAD.ordinal()];
 	}
 
-	String attemptKey(int bucket) {
-		return this.bucketKeys[bucket][FixedKey.ATTEMPT.ordinal()];
+	/**
+	 * The field of a job's attempt record in its bucket's payload hash (data format 3,
+	 * see {@code lib/attempts.lua}). JobKeys start with their topic's letter or digit, so
+	 * no job's own field starts with '@'.
+	 */
+	static String attemptField(String jobKey) {
+		return ATTEMPT_FIELD_MARK + jobKey;
+	}
+
+	/** Whether a field of the payload hash is an attempt record rather than a job. */
+	static boolean isAttemptField(String field) {
+		return field.startsWith(ATTEMPT_FIELD_MARK);
+	}
+
+	/**
+	 * The second data format's hash of attempt records (jobKey to its attempt record),
+	 * read once by {@link FormatUpgrade} into the payload hash and then deleted.
+	 */
+	String formatTwoAttemptKey(int bucket) {
+		return this.tags[bucket] + ":attempt";
 	}
 
 	String dueKey(int bucket) {
@@ -288,13 +309,13 @@ public final class KeySpace {
 	}
 
 	/**
-	 * A bucket's fixed keys, in the order prelude.lua reads them (KEYS[1] to KEYS[8]):
+	 * A bucket's fixed keys, in the order prelude.lua reads them (KEYS[1] to KEYS[7]):
 	 * each key is the bucket's tag, ':' and the name in lower case. Part of redeq's data
 	 * format, like the tags.
 	 */
 	private enum FixedKey {
 
-		PAYLOAD, ATTEMPT, DUE, LEASE, DIED, ERROR, COUNT, LOCK
+		PAYLOAD, DUE, LEASE, DIED, ERROR, COUNT, LOCK
 
 	}
 

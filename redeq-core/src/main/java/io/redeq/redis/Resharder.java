@@ -132,7 +132,7 @@ public final class Resharder {
 			MapScanCursor<String, String> page = this.scripts.await(
 					commands.hscan(this.from.payloadKey(bucket), cursor, ScanArgs.Builder.limit(500)), "reshard scan");
 			for (String jobKey : new ArrayList<>(page.getMap().keySet())) {
-				if (move(bucket, jobKey)) {
+				if (!KeySpace.isAttemptField(jobKey) && move(bucket, jobKey)) {
 					moved++;
 				}
 			}
@@ -153,7 +153,8 @@ public final class Resharder {
 		if (payload == null) {
 			return false; // finished meanwhile
 		}
-		String attempt = this.scripts.await(commands.hget(this.from.attemptKey(bucket), jobKey), "reshard read");
+		String attempt = this.scripts.await(commands.hget(this.from.payloadKey(bucket), KeySpace.attemptField(jobKey)),
+				"reshard read");
 		String error = this.scripts.await(commands.hget(this.from.errorKey(bucket), jobKey), "reshard read");
 		String[] state = stateOf(bucket, topic, jobKey);
 		if (state == null) {

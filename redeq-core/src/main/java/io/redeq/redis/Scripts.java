@@ -47,6 +47,8 @@ final class Scripts {
 
 	static final LuaScript UPGRADE_V1 = LuaScript.job("upgrade-v1", ScriptOutputType.INTEGER);
 
+	static final LuaScript UPGRADE_V2 = LuaScript.job("upgrade-v2", ScriptOutputType.INTEGER);
+
 	static final LuaScript RECURRING_DECLARE = LuaScript.job("recurring-declare", ScriptOutputType.MULTI);
 
 	static final LuaScript RECURRING_CANCEL = LuaScript.job("recurring-cancel", ScriptOutputType.INTEGER);

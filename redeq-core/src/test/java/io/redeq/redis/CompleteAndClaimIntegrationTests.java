@@ -114,8 +114,7 @@ class CompleteAndClaimIntegrationTests {
 		try (StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
 			RedisCommands<String, String> redis = connection.sync();
 			KeySpace keys = this.fixture.keys;
-			assertThat(redis.exists(keys.payloadKey(BUCKET), keys.attemptKey(BUCKET), keys.leaseKey(BUCKET),
-					keys.errorKey(BUCKET)))
+			assertThat(redis.exists(keys.payloadKey(BUCKET), keys.leaseKey(BUCKET), keys.errorKey(BUCKET)))
 				.as("the expired lease's error and the job's records, gone with it")
 				.isZero();
 		}

@@ -83,8 +83,8 @@ class KeySpaceTests {
 	void everyKeyOfABucketSharesItsTag() {
 		String tag = this.sixteen.tag(3);
 		assertThat(this.sixteen.bucketKeys(3)).allSatisfy((key) -> assertThat(key).startsWith(tag + ":"));
-		assertThat(this.sixteen.bucketKeys(3)).containsExactly(tag + ":payload", tag + ":attempt", tag + ":due",
-				tag + ":lease", tag + ":died", tag + ":error", tag + ":count", tag + ":lock");
+		assertThat(this.sixteen.bucketKeys(3)).containsExactly(tag + ":payload", tag + ":due", tag + ":lease",
+				tag + ":died", tag + ":error", tag + ":count", tag + ":lock");
 		assertThat(this.sixteen.readyKey(3, "t")).isEqualTo("{redeq:3:22}:ready:t");
 		assertThat(this.sixteen.deadKey(3, "t")).isEqualTo("{redeq:3:22}:dead:t");
 	}
@@ -92,9 +92,8 @@ class KeySpaceTests {
 	@Test
 	void namedKeysAreTheBucketKeysAtThePreludesPositions() {
 		String[] fixed = this.sixteen.bucketKeys(3);
-		assertThat(new String[] { this.sixteen.payloadKey(3), this.sixteen.attemptKey(3), this.sixteen.dueKey(3),
-				this.sixteen.leaseKey(3), this.sixteen.diedKey(3), this.sixteen.errorKey(3), this.sixteen.countKey(3),
-				this.sixteen.lockKey(3) })
+		assertThat(new String[] { this.sixteen.payloadKey(3), this.sixteen.dueKey(3), this.sixteen.leaseKey(3),
+				this.sixteen.diedKey(3), this.sixteen.errorKey(3), this.sixteen.countKey(3), this.sixteen.lockKey(3) })
 			.containsExactly(fixed);
 	}
 
@@ -103,7 +102,7 @@ class KeySpaceTests {
 		String tag = this.sixteen.tag(3);
 		assertThat(this.sixteen.jobScriptKeys(3, List.of("a", "b"))).startsWith(this.sixteen.bucketKeys(3))
 			.endsWith(tag + ":ready:a", tag + ":dead:a", tag + ":ready:b", tag + ":dead:b")
-			.hasSize(12);
+			.hasSize(11);
 		assertThat(this.sixteen.jobScriptKeys(3, List.of())).containsExactly(this.sixteen.bucketKeys(3));
 	}
 

@@ -16,6 +16,6 @@ local left, broken = claim_ready(out, KEYS[#KEYS], topic, tonumber(ARGV[2]), ton
   tonumber(ARGV[5]), keep, now)
 out[2] = left
 flush_counts()
-remove_all('HDEL', K_ATTEMPT, broken)
+remove_all('HDEL', K_PAYLOAD, job_fields(nil, broken))
 remove_all('HDEL', K_ERROR, broken)
 return out

@@ -36,15 +36,14 @@ if claim_args > 0 then
   out[left_at] = left
 end
 flush_counts()
--- Removals last, one command per key: the completed jobs, and what a claim found broken.
-if #done > 0 then
-  remove_all('ZREM', K_LEASE, done)
-  remove_all('HDEL', K_PAYLOAD, done)
-end
+-- Removals last, one command per key: the completed jobs (their records and attempt records are
+-- fields of one hash), and what is left of the READY entries a claim found broken.
+remove_all('ZREM', K_LEASE, done)
+local fields = job_fields(done, done)
 for _, job_key in ipairs(broken) do
-  done[#done + 1] = job_key
+  fields[#fields + 1] = attempt_field(job_key)
   failed_before[#failed_before + 1] = job_key
 end
-remove_all('HDEL', K_ATTEMPT, done)
+remove_all('HDEL', K_PAYLOAD, fields)
 remove_all('HDEL', K_ERROR, failed_before)
 return out

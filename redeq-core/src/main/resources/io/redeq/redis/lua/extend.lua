@@ -6,7 +6,7 @@ local deadline = now_ms() + tonumber(ARGV[2])
 local out = {}
 for i = 3, #ARGV, 2 do
   local job_key, token = ARGV[i], ARGV[i + 1]
-  local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
+  local a = parse_attempt(read_attempt(job_key))
   local ok = 0
   if holds_claim(a, token) then
     redis.call('ZADD', K_LEASE, deadline, job_key)

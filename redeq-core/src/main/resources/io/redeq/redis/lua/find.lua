@@ -4,10 +4,11 @@
 -- Returns: an empty list if unknown; else state, created (the record's text, see lib/settings.lua),
 --   due ms, attempts, payload
 local job_key = ARGV[2]
-local rec = redis.call('HGET', K_PAYLOAD, job_key)
+local read = redis.call('HMGET', K_PAYLOAD, job_key, attempt_field(job_key))
+local rec = read[1]
 if not rec then return {} end
 local topic = topic_of(job_key)
-local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
+local a = parse_attempt(read[2])
 local state, due = nil, a.due
 local score = redis.call('ZSCORE', K_DUE, job_key)
 if score then

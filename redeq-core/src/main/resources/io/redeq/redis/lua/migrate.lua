@@ -188,22 +188,25 @@ for i = 1, carried do
   carried_keys[i], carried_tokens[i] = ARGV[carried_at + i * 2 - 1], ARGV[carried_at + i * 2]
 end
 
--- The attempt records of these jobs; the first call also reads the carried completions', so a
--- call that hands over jobs and ends others reads the attempt hash once.
-local function read_attempts(job_keys)
+-- The records and attempt records of hand-off candidates (lib/removal.lua's read_jobs); the first
+-- read also takes the carried completions' attempt records, so a call that hands over jobs and
+-- ends others reads the payload hash once.
+local function read_candidates(job_keys)
   if carried_recs or carried == 0 then
-    return read_all(K_ATTEMPT, job_keys)
+    return read_jobs(job_keys)
   end
-  local all = {}
-  for _, job_key in ipairs(carried_keys) do all[#all + 1] = job_key end
-  for _, job_key in ipairs(job_keys) do all[#all + 1] = job_key end
-  local recs = read_all(K_ATTEMPT, all)
+  local n = #job_keys
+  local fields = {}
+  for i, job_key in ipairs(job_keys) do
+    fields[i], fields[n + i] = job_key, attempt_field(job_key)
+  end
+  for i, job_key in ipairs(carried_keys) do fields[2 * n + i] = attempt_field(job_key) end
+  local values = read_all(K_PAYLOAD, fields)
+  local recs, attempt_recs = {}, {}
+  for i = 1, n do recs[i], attempt_recs[i] = values[i], values[n + i] end
   carried_recs = {}
-  local wanted = {}
-  for i = 1, #recs do
-    if i <= carried then carried_recs[i] = recs[i] else wanted[i - carried] = recs[i] end
-  end
-  return wanted
+  for i = 1, carried do carried_recs[i] = values[2 * n + i] end
+  return recs, attempt_recs
 end
 -- An offer whose topic has jobs waiting READY claims from the ready set below (lib/claiming.lua,
 -- which answers a token that ran before). Otherwise it takes this call's due jobs of its topic;
@@ -279,8 +282,8 @@ end
 -- Hand-off: each offer takes its topic's due jobs in claim order (lowest ready score first) into
 -- its free slots. A job claim would not deliver (no record, attempts used up) goes to READY,
 -- where claim deals with it; an early one stays in the due set until it is due.
--- The records of the candidates that fit the free slots are read with one HMGET per hash, and
--- the attempt records written with one HSET for the whole call: a call that hands over several
+-- The records and attempt records of the candidates that fit the free slots are read with one
+-- HMGET, and the attempt records written with one HSET for the whole call: a call that hands over several
 -- jobs pays per call, not per job. A candidate that cannot be delivered frees its slot for the
 -- next ones, which are then read the same way.
 local leases, attempts_written = {}, {}
@@ -292,13 +295,13 @@ for _, offer in ipairs(offers) do
     local to = math.min(#offer.candidates, from + offer.n - #offer.handed - 1)
     local job_keys = {}
     for i = from, to do job_keys[#job_keys + 1] = offer.candidates[i].job_key end
-    local recs, attempt_recs = read_all(K_PAYLOAD, job_keys), read_attempts(job_keys)
+    local recs, attempt_recs = read_candidates(job_keys)
     for i = from, to do
       local c, rec = offer.candidates[i], recs[i - from + 1]
       local a = parse_attempt(attempt_recs[i - from + 1])
       if rec and (a.attempts == 0 or a.attempts < max_attempts_of(settings_of(rec), offer.max_attempts)) then
         a.attempts, a.due, a.token = a.attempts + 1, c.due, offer.token
-        attempts_written[#attempts_written + 1] = c.job_key
+        attempts_written[#attempts_written + 1] = attempt_field(c.job_key)
         attempts_written[#attempts_written + 1] = format_attempt(a)
         leases[#leases + 1] = now + offer.lease
         leases[#leases + 1] = c.job_key
@@ -320,13 +323,12 @@ for _, offer in ipairs(offers) do
   end
 end
 -- The carried completions end now (their removals come last), with one read of their own only
--- where no hand-off read the attempt hash.
+-- where no hand-off read the payload hash.
 local finished, finished_flags, failed_before = {}, {}, {}
 if carried > 0 then
-  if not carried_recs then read_attempts({}) end
+  if not carried_recs then read_candidates({}) end
   finished, failed_before = finish(finished_flags, carried_keys, carried_tokens, carried_recs)
 end
-add_all('HSET', K_ATTEMPT, attempts_written)
 zadd_all(K_LEASE, leases)
 
 local refills = {}
@@ -347,17 +349,23 @@ for _, step in ipairs(steps) do
   if step.refill then refills[#refills + 1] = job_key end
 end
 
-for _, job_key in ipairs(expired) do
-  local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
+local expired_recs, expired_attempts = read_jobs(expired)
+local expired_errors = {}
+for i, job_key in ipairs(expired) do
+  local a = parse_attempt(expired_attempts[i])
   -- The attempt counts: its instance may have run the handler (a job that kills its instance
   -- must still end DEAD). Claims known to be orphaned are handed back by release-claim instead.
   a.token = ''
-  redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))
-  redis.call('HSET', K_ERROR, job_key, 'lease expired during attempt ' .. a.attempts
-    .. ' (its instance stopped renewing it: crashed, paused or hung)')
-  local rec = redis.call('HGET', K_PAYLOAD, job_key)
+  attempts_written[#attempts_written + 1] = attempt_field(job_key)
+  attempts_written[#attempts_written + 1] = format_attempt(a)
+  expired_errors[#expired_errors + 1] = job_key
+  expired_errors[#expired_errors + 1] = 'lease expired during attempt ' .. a.attempts
+    .. ' (its instance stopped renewing it: crashed, paused or hung)'
+  local rec = expired_recs[i]
   make_ready(job_key, ready_score(a.due, rec and priority_of(settings_of(rec)) or 0))
 end
+add_all('HSET', K_PAYLOAD, attempts_written)
+add_all('HSET', K_ERROR, expired_errors)
 
 for _, topic in ipairs(topics) do
   zadd_all(ready_key(topic), ready[topic])
@@ -437,15 +445,12 @@ elseif #due / 2 - #steps > 0 then
 elseif #handed_early > 0 then
   remove_all('ZREM', K_DUE, handed_early)
 end
--- The completions carried: out of the lease set and the payload hash; their attempt and error
--- records go with the others' below.
+-- The completions carried: out of the lease set; their records, attempt records and errors go
+-- with the others' below.
 local forgotten, errors_forgotten = {}, {}
 for _, job_key in ipairs(finished) do forgotten[#forgotten + 1] = job_key end
 for _, job_key in ipairs(failed_before) do errors_forgotten[#errors_forgotten + 1] = job_key end
-if #finished > 0 then
-  remove_all('ZREM', K_LEASE, finished)
-  remove_all('HDEL', K_PAYLOAD, finished)
-end
+remove_all('ZREM', K_LEASE, finished)
 if #replaced > 0 or #broken > 0 then
   -- A DEAD occurrence replaced by a new one: out of the dead indexes, its old attempt and error
   -- forgotten; what is left of a READY entry without a record, forgotten. The retention pass,
@@ -470,7 +475,10 @@ if #replaced > 0 or #broken > 0 then
     errors_forgotten[#errors_forgotten + 1] = job_key
   end
 end
-remove_all('HDEL', K_ATTEMPT, forgotten)
+-- One HDEL on the payload hash: the records of the completions carried, and the attempt records
+-- of those and of replaced or broken entries. (Only a call with the retention pass forgets dead
+-- jobs below, and such a call carries no completions and forgets nothing here.)
+remove_all('HDEL', K_PAYLOAD, job_fields(finished, forgotten))
 remove_all('HDEL', K_ERROR, errors_forgotten)
 if #expired > 0 then
   redis.call('ZREMRANGEBYRANK', K_LEASE, '0', #expired - 1)

@@ -2,20 +2,22 @@
 -- each one, followed by the files of lib/ whose functions the script calls (and only those:
 -- Redis runs the whole text at every call, and each function defined costs time).
 --
--- Data model (format 2). Every job script runs on ONE bucket and declares EVERY key it touches,
+-- Data model (format 3). Every job script runs on ONE bucket and declares EVERY key it touches,
 -- all inside the bucket's hash tag, so Redis Cluster checks them before the script runs (a slot
 -- in migration then refuses the whole script up front instead of failing it halfway):
 --   KEYS[1] payload  hash  jobKey -> "<created>[;t..;a..;p..][ <traceparent>[ <tracestate>]]|<payload>" (lib/settings.lua)
 --                          written once, never rewritten: the job's own timeout, attempts and
 --                          priority (lib/settings.lua), and with tracing on its trace context
---                          (no '|' before the payload's: see io.redeq.observation.TraceContext)
---   KEYS[2] attempt  hash  jobKey -> "<attempts>|<due ms>|<claim token>"
---                          only for jobs claimed at least once; small, rewritten at each claim
---   KEYS[3] due      zset  jobKey -> due ms (+ priority/16)      (DELAYED, all topics)
---   KEYS[4] lease    zset  jobKey -> lease deadline ms           (IN_FLIGHT, all topics)
---   KEYS[5] died     zset  jobKey -> time it died               (DEAD, all topics: retention)
---   KEYS[6] error    hash  jobKey -> last error text
---   KEYS[7] count    hash  "<topic>" -> pending jobs (DELAYED + READY + IN_FLIGHT), changed
+--                          (no '|' before the payload's: see io.redeq.observation.TraceContext);
+--                          "@<jobKey>" -> "<attempts>|<due ms>|<claim token>", the attempt record
+--                          (lib/attempts.lua): only for jobs claimed at least once; small,
+--                          rewritten at each claim. In the same hash as the job's record, so one
+--                          HMGET reads both and one HDEL forgets both (format 2 kept two hashes)
+--   KEYS[2] due      zset  jobKey -> due ms (+ priority/16)      (DELAYED, all topics)
+--   KEYS[3] lease    zset  jobKey -> lease deadline ms           (IN_FLIGHT, all topics)
+--   KEYS[4] died     zset  jobKey -> time it died               (DEAD, all topics: retention)
+--   KEYS[5] error    hash  jobKey -> last error text
+--   KEYS[6] count    hash  "<topic>" -> pending jobs (DELAYED + READY + IN_FLIGHT), changed
 --                          once per script; READY and DEAD are counted by ZCARD, IN_FLIGHT by
 --                          the topic's members of the lease set, which the consumers' slots
 --                          bound (so stats read it instead of every claim and completion
@@ -23,11 +25,11 @@
 --                          "~buckets" -> bucket count of the layout a reshard made (absent before);
 --                          "~next" -> the earliest due ms the bucket's migrators were told of
 --                          (written by migrate, lowered by schedule; see schedule.lua)
---   KEYS[8] lock     string migrator owner token
+--   KEYS[7] lock     string migrator owner token
 --   then per declared topic t (ARGV[1] lists them, comma separated, in the same order):
---   KEYS[9+2k]  ready:<t> zset jobKey -> due ms, less a minute per priority level (+ priority/16)
+--   KEYS[8+2k]  ready:<t> zset jobKey -> due ms, less a minute per priority level (+ priority/16)
 --                              (READY, claimed lowest score first; see lib/settings.lua)
---   KEYS[10+2k] dead:<t>  zset jobKey -> time it died (DEAD, for paging one topic)
+--   KEYS[9+2k]  dead:<t>  zset jobKey -> time it died (DEAD, for paging one topic)
 --   claim, cancel and release-claim only, after the topic pairs (migrate: after its recurring hash):
 --   KEYS[#KEYS] requests  zset request id -> time it ran  (see lib/requests.lua)
 --
@@ -47,16 +49,16 @@ local MAX_TIME = 253402300799999 -- 9999-12-31T23:59:59.999Z
 -- changes of lib/counts.lua. A script sent with EVALSHA defines everything anew at each call;
 -- the function library (see io.redeq.redis.FunctionLibrary) defines the helpers once and calls
 -- begin_call at each call, so nothing here may outlive a call.
-local K_PAYLOAD, K_ATTEMPT, K_DUE, K_LEASE, K_DIED, K_ERROR, K_COUNT, K_LOCK
+local K_PAYLOAD, K_DUE, K_LEASE, K_DIED, K_ERROR, K_COUNT, K_LOCK
 local TOPIC_KEYS, deltas
 
 -- Topics are read with plain find: string.gmatch and a table per topic cost more than the
 -- rest of the prelude together.
 local function begin_call(keys, topics)
-  K_PAYLOAD, K_ATTEMPT, K_DUE, K_LEASE, K_DIED, K_ERROR, K_COUNT, K_LOCK =
-    keys[1], keys[2], keys[3], keys[4], keys[5], keys[6], keys[7], keys[8]
+  K_PAYLOAD, K_DUE, K_LEASE, K_DIED, K_ERROR, K_COUNT, K_LOCK =
+    keys[1], keys[2], keys[3], keys[4], keys[5], keys[6], keys[7]
   TOPIC_KEYS, deltas = {}, {}
-  local from, at = 1, 9
+  local from, at = 1, 8
   while true do
     local comma = string.find(topics, ',', from, true)
     local topic = string.sub(topics, from, (comma or 0) - 1)

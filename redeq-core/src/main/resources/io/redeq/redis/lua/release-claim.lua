@@ -18,7 +18,7 @@ for _, held in ipairs(held_by(topic, token)) do
   local a = held.attempt
   a.token = ''
   if a.attempts > 0 then a.attempts = a.attempts - 1 end
-  redis.call('HSET', K_ATTEMPT, held.job_key, format_attempt(a))
+  write_attempt(held.job_key, a)
   local rec = redis.call('HGET', K_PAYLOAD, held.job_key)
   redis.call('ZADD', ready_key(topic), ready_score(a.due, rec and priority_of(settings_of(rec)) or 0), held.job_key)
   released[#released + 1] = held.job_key

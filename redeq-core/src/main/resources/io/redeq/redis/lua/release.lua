@@ -7,13 +7,14 @@
 local released = {}
 for i = 2, #ARGV, 3 do
   local job_key, token, refund = ARGV[i], ARGV[i + 1], ARGV[i + 2]
-  local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
+  local read = redis.call('HMGET', K_PAYLOAD, job_key, attempt_field(job_key))
+  local a = parse_attempt(read[2])
   if holds_claim(a, token) then
     local topic = topic_of(job_key)
     a.token = ''
     if refund == '1' and a.attempts > 0 then a.attempts = a.attempts - 1 end
-    redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))
-    local rec = redis.call('HGET', K_PAYLOAD, job_key)
+    write_attempt(job_key, a)
+    local rec = read[1]
     redis.call('ZADD', ready_key(topic), ready_score(a.due, rec and priority_of(settings_of(rec)) or 0), job_key)
     released[#released + 1] = job_key
   end

@@ -25,6 +25,6 @@ count(topic, #moved)
 flush_counts()
 remove_all('ZREM', dead_key(topic), moved)
 remove_all('ZREM', K_DIED, moved)
-remove_all('HDEL', K_ATTEMPT, moved)
+remove_all('HDEL', K_PAYLOAD, job_fields(nil, moved))
 remove_all('HDEL', K_ERROR, moved)
 return #moved

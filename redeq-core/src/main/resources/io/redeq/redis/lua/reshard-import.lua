@@ -17,7 +17,7 @@ if ARGV[4] ~= '' then
     score = ready_score(a.due, priority_of(settings_of(ARGV[3])))
     state = 'R'
   end
-  redis.call('HSET', K_ATTEMPT, job_key, format_attempt(a))
+  write_attempt(job_key, a)
 end
 if ARGV[5] ~= '' then redis.call('HSET', K_ERROR, job_key, ARGV[5]) end
 if state == 'D' then

@@ -215,13 +215,15 @@ for i = 1, n do
     out[#out + 1] = value
   end
 end
-add_all('HSET', K_PAYLOAD, records)
-add_all('ZADD', K_DUE, due_pairs)
 if any_restored then
+  -- Attempt records are fields of the payload hash: written by the same HSET as the records.
   for job_key, attempt in pairs(restored) do
-    redis.call('HSET', K_ATTEMPT, job_key, attempt)
+    records[#records + 1] = attempt_field(job_key)
+    records[#records + 1] = attempt
   end
 end
+add_all('HSET', K_PAYLOAD, records)
+add_all('ZADD', K_DUE, due_pairs)
 flush_counts()
 -- Whether a migrator must wake earlier than planned. '~next' in the count hash is the earliest
 -- due time any migrator of this bucket was told of: migrate sets it to the due set's head it
@@ -261,7 +263,7 @@ if removals then
       if not restored[job_key] then stale[#stale + 1] = job_key end
     end
   end
-  remove_all('HDEL', K_ATTEMPT, stale)
+  remove_all('HDEL', K_PAYLOAD, job_fields(nil, stale))
   remove_all('HDEL', K_ERROR, removals.error)
 end
 return out

@@ -1,6 +1,7 @@
 -- upgrade-v1: converts jobs of one bucket from redeq's first data format (one record holding
--- state and payload, rewritten at every transition) to format 2 (see prelude), in the state they
--- had. Idempotent: a job already present in format 2 wins and its old copy is dropped.
+-- state and payload, rewritten at every transition) to the current format (see prelude), in the
+-- state they had. Idempotent: a job already present in the current format wins and its old copy
+-- is dropped.
 -- KEYS: the bucket keys with the ready and dead keys of the jobs' topics (see prelude), then the
 --   bucket's format-1 keys: jobs, delayed, inflight, dead, errors
 -- ARGV[1] topics, then the jobKeys to convert
@@ -8,7 +9,7 @@
 local k = 0
 for _ in string.gmatch(ARGV[1], '[^,]+') do k = k + 1 end
 local OLD_JOBS, OLD_DELAYED, OLD_INFLIGHT, OLD_DEAD, OLD_ERRORS =
-  KEYS[9 + 2 * k], KEYS[10 + 2 * k], KEYS[11 + 2 * k], KEYS[12 + 2 * k], KEYS[13 + 2 * k]
+  KEYS[8 + 2 * k], KEYS[9 + 2 * k], KEYS[10 + 2 * k], KEYS[11 + 2 * k], KEYS[12 + 2 * k]
 for i = 2, #ARGV do
   local topic = topic_of(ARGV[i])
   if not topic or not TOPIC_KEYS[topic] then
@@ -32,8 +33,7 @@ for i = 2, #ARGV do
     local err = redis.call('HGET', OLD_ERRORS, job_key)
     if err then redis.call('HSET', K_ERROR, job_key, err) end
     if attempts > 0 or s == 'I' then
-      redis.call('HSET', K_ATTEMPT, job_key, format_attempt({ attempts = attempts, due = due,
-        token = (s == 'I') and t or '' }))
+      write_attempt(job_key, { attempts = attempts, due = due, token = (s == 'I') and t or '' })
     end
     if s == 'D' then
       redis.call('ZADD', K_DUE, due, job_key)

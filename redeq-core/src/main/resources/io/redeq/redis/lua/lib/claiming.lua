@@ -26,11 +26,11 @@ local function claim_ready(out, requests, topic, n, lease, token, max_attempts, 
     return 0, {} -- nothing to pop, and the token was only looked up
   end
   local popped = redis.call('ZPOPMIN', ready, n)
-  -- The popped jobs' records are read with one HMGET per hash and their attempt records written
-  -- with one HSET: a claim of many jobs pays per claim, not per job.
+  -- The popped jobs' records and attempt records are read with one HMGET and the attempt records
+  -- written with one HSET: a claim of many jobs pays per claim, not per job.
   local job_keys = {}
   for i = 1, #popped, 2 do job_keys[#job_keys + 1] = popped[i] end
-  local recs, attempt_recs = read_all(K_PAYLOAD, job_keys), read_all(K_ATTEMPT, job_keys)
+  local recs, attempt_recs = read_jobs(job_keys)
   local leases, broken, attempts_written = {}, {}, {}
   for i = 1, #popped, 2 do
     local job_key, due = popped[i], due_of_ready(tonumber(popped[i + 1]))
@@ -42,7 +42,7 @@ local function claim_ready(out, requests, topic, n, lease, token, max_attempts, 
       a.attempts = a.attempts + 1
       a.due = due
       a.token = token
-      attempts_written[#attempts_written + 1] = job_key
+      attempts_written[#attempts_written + 1] = attempt_field(job_key)
       attempts_written[#attempts_written + 1] = format_attempt(a)
       leases[#leases + 1] = now + lease
       leases[#leases + 1] = job_key
@@ -53,7 +53,7 @@ local function claim_ready(out, requests, topic, n, lease, token, max_attempts, 
       count(topic, -1)
     end
   end
-  add_all('HSET', K_ATTEMPT, attempts_written)
+  add_all('HSET', K_PAYLOAD, attempts_written)
   zadd_all(K_LEASE, leases)
   keep_requests(requests, now, keep)
   return waiting - #popped / 2, broken

@@ -8,7 +8,7 @@
 -- error to forget). The caller removes them with its other removals, last (see prelude.lua): out
 -- of the lease set, and their payload, attempt and error records.
 local function finish(out, job_keys, tokens, attempt_recs)
-  attempt_recs = attempt_recs or read_all(K_ATTEMPT, job_keys)
+  attempt_recs = attempt_recs or read_all(K_PAYLOAD, attempt_fields(job_keys))
   local done, failed_before = {}, {}
   for i, job_key in ipairs(job_keys) do
     local a = parse_attempt(attempt_recs[i])

@@ -50,7 +50,7 @@ local function held_by(topic, token)
   local held = {}
   for _, job_key in ipairs(redis.call('ZRANGE', K_LEASE, '0', '-1')) do
     if string.sub(job_key, 1, #prefix) == prefix then
-      local a = parse_attempt(redis.call('HGET', K_ATTEMPT, job_key))
+      local a = parse_attempt(read_attempt(job_key))
       if a.token == token then
         held[#held + 1] = { job_key = job_key, attempt = a }
       end
