@@ -143,6 +143,37 @@ class MigrationIntegrationTests {
 		assertThat(Redeq.builder(this.lettuce).buckets(64).reshard()).as("a second run moves nothing").isZero();
 	}
 
+	/**
+	 * A job's attempt record is a field of its bucket's payload hash (data format 3): the
+	 * reshard moves it with the job, and skips it when it looks for jobs to move.
+	 */
+	@Test
+	void aReshardCarriesEveryJobsAttemptsAndLastError() {
+		int total = 40;
+		try (Redeq redeq = Redeq.builder(this.lettuce).prefix("tried").build()) {
+			redeq.subscribe("failing", String.class, (payload, delivery) -> {
+				throw new IllegalStateException("no luck with " + payload + " on attempt " + delivery.attempt());
+			}, SubscriptionOptions.builder()
+				.maxAttempts(2)
+				.backoff(new Backoff(Duration.ofMillis(10), 1.0, Duration.ofMillis(10), 0))
+				.build());
+			for (int i = 0; i < total; i++) {
+				redeq.client().schedule(Job.builder("failing").id("f" + i).payload("f" + i).build());
+			}
+			await().atMost(Duration.ofSeconds(20)).until(() -> redeq.admin().stats("failing").dead() == total);
+		}
+
+		long moved = Redeq.builder(this.lettuce).prefix("tried").buckets(64).reshard();
+
+		assertThat(moved).as("jobs moved, not their attempt records").isBetween(1L, (long) total);
+		try (Redeq resharded = Redeq.builder(this.lettuce).prefix("tried").buckets(64).migratorEnabled(false).build()) {
+			assertThat(resharded.admin().deadJobs("failing", 0, 100)).hasSize(total).allSatisfy((dead) -> {
+				assertThat(dead.attempts()).as(dead.id()).isEqualTo(2);
+				assertThat(dead.lastError()).as(dead.id()).contains("no luck with " + dead.id() + " on attempt 2");
+			});
+		}
+	}
+
 	@Test
 	void twoMigratorsOnOneBucketNeitherLoseNorDoubleAJob() throws Exception {
 		int total = 20_000;

@@ -283,9 +283,9 @@ end
 -- its free slots. A job claim would not deliver (no record, attempts used up) goes to READY,
 -- where claim deals with it; an early one stays in the due set until it is due.
 -- The records and attempt records of the candidates that fit the free slots are read with one
--- HMGET, and the attempt records written with one HSET for the whole call: a call that hands over several
--- jobs pays per call, not per job. A candidate that cannot be delivered frees its slot for the
--- next ones, which are then read the same way.
+-- HMGET, and the attempt records written with one HSET for the whole call: a call that hands over
+-- several jobs pays per call, not per job. A candidate that cannot be delivered frees its slot for
+-- the next ones, which are then read the same way.
 local leases, attempts_written = {}, {}
 local handed_early = {}
 for _, offer in ipairs(offers) do
