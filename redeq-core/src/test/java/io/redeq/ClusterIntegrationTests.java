@@ -2,6 +2,7 @@ package io.redeq;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,7 @@ import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import io.lettuce.core.codec.StringCodec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -303,8 +305,54 @@ class ClusterIntegrationTests {
 		}
 	}
 
+	/**
+	 * Format 2's attempt records move into the payload hashes bucket by bucket, each on
+	 * the master that holds its slot (data format 3; FormatUpgradeIntegrationTests has
+	 * the single-server case).
+	 */
 	@Test
 	@Order(5)
+	void attemptRecordsOfTheSecondFormatMoveOnEveryMaster() {
+		KeySpace keys = new KeySpace("two", 16);
+		long now = System.currentTimeMillis();
+		long later = now + Duration.ofHours(1).toMillis();
+		Set<Integer> buckets = new HashSet<>();
+		try (StatefulRedisClusterConnection<String, String> connection = client.connect()) {
+			RedisAdvancedClusterCommands<String, String> redis = connection.sync();
+			for (int i = 0; i < 32; i++) {
+				String jobKey = "t:r" + i;
+				int bucket = keys.bucketOf(jobKey);
+				buckets.add(bucket);
+				String tag = keys.tag(bucket);
+				redis.hset(tag + ":payload", jobKey, now + "|\"r" + i + "\"");
+				redis.hset(tag + ":attempt", jobKey, "1|" + later + "|");
+				redis.zadd(tag + ":due", later, jobKey);
+				redis.hincrby(tag + ":count", "t", 1);
+			}
+			redis.hset("two:meta", Map.of("format", "2", "buckets", "16"));
+		}
+		Set<String> masters = new HashSet<>();
+		for (int bucket : buckets) {
+			masters.add(client.getPartitions().getPartitionBySlot(SlotHash.getSlot(keys.tag(bucket))).getNodeId());
+		}
+		assertThat(masters).as("the jobs' buckets are on every master").hasSize(3);
+
+		try (Redeq redeq = Redeq.builder(client).prefix("two").buckets(16).migratorEnabled(false).build();
+				StatefulRedisClusterConnection<String, String> connection = client.connect()) {
+			for (int i = 0; i < 32; i++) {
+				assertThat(redeq.client().find("t", "r" + i)).as("r" + i)
+					.hasValueSatisfying((info) -> assertThat(info.attempts()).isEqualTo(1));
+			}
+			for (int bucket : buckets) {
+				assertThat(connection.sync().exists(keys.tag(bucket) + ":attempt")).as("bucket " + bucket).isZero();
+			}
+			assertThat(connection.sync().hget("two:meta", "format")).isEqualTo("3");
+			assertThat(redeq.admin().stats("t").delayed()).isEqualTo(32);
+		}
+	}
+
+	@Test
+	@Order(6)
 	void masterFailoverLosesNoJobAcknowledgedByAReplica() throws Exception {
 		Set<String> acknowledged = ConcurrentHashMap.newKeySet();
 		Map<String, AtomicInteger> delivered = new ConcurrentHashMap<>();
