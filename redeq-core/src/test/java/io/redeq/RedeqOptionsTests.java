@@ -28,7 +28,7 @@ class RedeqOptionsTests {
 		assertThat(options.sweepInterval()).isEqualTo(Duration.ofSeconds(1));
 		assertThat(options.lockTtl()).isEqualTo(Duration.ofSeconds(10));
 		assertThat(options.concurrency()).isEqualTo(1);
-		assertThat(options.prefetchFor(4)).as("16 jobs per handler unless set").isEqualTo(64);
+		assertThat(options.prefetchFor(4)).as("64 jobs per handler unless set").isEqualTo(256);
 		assertThat(options.prefetchFor(1_000)).as("at most the largest prefetch").isEqualTo(RedeqOptions.MAX_PREFETCH);
 		assertThat(options.mutate().prefetch(0).build().prefetchFor(4)).isZero();
 		assertThat(options.timeout()).isEqualTo(Duration.ofMinutes(5));

@@ -241,7 +241,7 @@ final class Options {
 				  --buckets N, --sweep-ms N, --lock-ttl-ms N, --migrate-batch N
 				                       engine settings other than redeq's defaults (to try a change)
 				  --prefetch N         jobs each redeq listener claims beyond its concurrency
-				                       (default: redeq's, 16 x the concurrency)
+				                       (default: redeq's, 64 x the concurrency)
 				  --profile            log every command in SLOWLOG and print time per script (slower)
 				  --smoke              tiny sizes, a few seconds per system
 				""";

@@ -40,16 +40,21 @@ public final class HandOffs {
 	/**
 	 * The jobs due this long after the lead that a call hands over with the first. W3 (2k
 	 * jobs/s over 16 buckets): 23.6 Redis commands per job with none, 18.5 with 24 ms,
-	 * 17.6 with 48 ms.
+	 * 17.6 with 48 ms while the prefetch held 64 jobs; with room for 256, 9.7 with 24 ms,
+	 * 8.0 with 64 ms and 7.4 with 96 ms (Redis CPU per job 92.6, 81.4 and 72.1 µs), and
+	 * no fewer with 128 ms, as the slots were then full. Each call is a script's fixed
+	 * cost (its keys and arguments turned into Lua tables, its reply, two system calls):
+	 * the fewer calls, the less Redis CPU per job.
 	 */
-	static final long GATHER_MILLIS = 24;
+	static final long GATHER_MILLIS = 96;
 
 	/**
 	 * How far ahead of the script's Redis time an offer takes jobs: the lead, and the
 	 * jobs falling due in the {@value #GATHER_MILLIS} ms after it. Called 4 ms ahead of
 	 * each job, a bucket's calls would each find the one job entering that window (W3:
-	 * one call per job); this way one call hands over the jobs of the next 24 ms. A job
-	 * holds its slot this long at most before it runs.
+	 * one call per job); this way one call hands over the jobs of the next 96 ms. A job
+	 * holds its slot this long at most before it runs, so only while half the open slots
+	 * are free ({@code Workers.roomForEarlyJobs}).
 	 */
 	public static final long LOOK_AHEAD_MILLIS = LEAD_MILLIS + GATHER_MILLIS;
 

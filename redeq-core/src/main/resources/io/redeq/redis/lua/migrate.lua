@@ -29,7 +29,8 @@
 --   completions carried (absent: none; not with the lease or retention pass), and c pairs
 --   jobKey, claim token (at most 500 pairs)
 -- Returns: 'topics', then the topics whose keys must be declared (nothing was written); or
---   now (in microseconds), next due ms (-1 none), next lease deadline ms (-1 none or not checked), 1 if the lock is
+--   now (in microseconds: the time the call ran at, or, when it handed jobs over before their due
+--   time, the time it ended; see the end of this script), next due ms (-1 none), next lease deadline ms (-1 none or not checked), 1 if the lock is
 --   held (or was not checked), jobs migrated (recurring occurrences included), leases reclaimed,
 --   n, then n jobKeys of recurring jobs whose cron plan needs more ticks, then m, then per offer
 --   (in ARGV order) the jobs handed to it: their number, then the 7 values of deliver
@@ -495,5 +496,13 @@ if #old > 0 then
   end
   redis.call('ZREMRANGEBYRANK', K_DIED, '0', #old - 1)
   forget_all(old)
+end
+-- A job handed over early starts once the consumer's bound of the Redis clock reaches its due
+-- time (io.redeq.consumer.RedisClockBound): the reply left after this time, so read now, it is
+-- tighter than the one read at the start by how long the call took (a few hundred µs for a call
+-- that hands over a dozen jobs). W3's median lateness fell from 0.28 to 0.18 ms with it.
+if #handed_early > 0 then
+  local t = redis.call('TIME')
+  out[1] = tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 return out

@@ -321,7 +321,7 @@ public class RedeqProperties {
 		 * handler is free: leased like running jobs, used only while handlers finish
 		 * within about 50 ms on average and only as many as they finish in about 10 ms
 		 * (at least the concurrency), handed back to READY at once on shutdown. 0 claims
-		 * only into free handlers. It has no default value: unset, it is 16 times the
+		 * only into free handlers. It has no default value: unset, it is 64 times the
 		 * listener's concurrency.
 		 */
 		private @Nullable Integer prefetch;
