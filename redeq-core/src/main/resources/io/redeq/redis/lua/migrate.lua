@@ -29,10 +29,11 @@
 --   completions carried (absent: none; not with the lease or retention pass), and c pairs
 --   jobKey, claim token (at most 500 pairs)
 -- Returns: 'topics', then the topics whose keys must be declared (nothing was written); or
---   now (in microseconds: the time the call ran at, or, when it handed jobs over before their due
---   time, the time it ended; see the end of this script), next due ms (-1 none), next lease deadline ms (-1 none or not checked), 1 if the lock is
---   held (or was not checked), jobs migrated (recurring occurrences included), leases reclaimed,
---   n, then n jobKeys of recurring jobs whose cron plan needs more ticks, then m, then per offer
+--   now (in microseconds: the time the call ran at, or, when it handed jobs over before their
+--   due time, the time it ended; see the end of this script), next due ms (-1 none), next lease
+--   deadline ms (-1 none or not checked), 1 if the lock is held (or was not checked), jobs
+--   migrated (recurring occurrences included), leases reclaimed, n, then n jobKeys of recurring
+--   jobs whose cron plan needs more ticks, then m, then per offer
 --   (in ARGV order) the jobs handed to it: their number, then the 7 values of deliver
 --   (lib/delivery.lua) each, then c and per completion carried 1 if it ended, 0 if the claim was
 --   no longer ours, then pairs topic, jobs made READY and still READY (none: no pair)
