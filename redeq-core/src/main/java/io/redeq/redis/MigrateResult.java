@@ -10,8 +10,8 @@ import java.util.Map;
  * What one run of the migrate script did on one bucket.
  *
  * @param now the Redis server's time when it ran, epoch ms; when it handed jobs over
- * ahead of their due time, when it ended, so that the consumer's bound of the Redis
- * clock is not looser by the call's own length
+ * ahead of their due time, when it ended, so that the consumer's bound of the Redis clock
+ * is not looser by the call's own length
  * @param microsIntoNow how far into that millisecond it ran, 0 to 999 µs: with it the
  * next wake-up is planned to the start of the due millisecond
  * @param nextDue due time of the bucket's earliest delayed job, or -1
