@@ -43,8 +43,11 @@ local batch = tonumber(ARGV[2])
 local token = ARGV[3]
 -- Redis time to the microsecond: with it the migrator plans its next wake-up to the start of
 -- the due millisecond, not up to a millisecond after it.
-local time = redis.call('TIME')
-local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local function redis_micros()
+  local time = redis.call('TIME')
+  return tonumber(time[1]) * 1000000 + tonumber(time[2])
+end
+local micros = redis_micros()
 local now = math.floor(micros / 1000)
 
 -- The heads that remain after this call, read now: nothing is read after the removals below.
@@ -503,7 +506,6 @@ end
 -- tighter than the one read at the start by how long the call took (a few hundred µs for a call
 -- that hands over a dozen jobs). W3's median lateness fell from 0.28 to 0.18 ms with it.
 if #handed_early > 0 then
-  local t = redis.call('TIME')
-  out[1] = tonumber(t[1]) * 1000000 + tonumber(t[2])
+  out[1] = redis_micros()
 end
 return out
