@@ -205,6 +205,27 @@ final class BucketOwnership {
 	}
 
 	/**
+	 * What the sweep saw: an owned bucket's next job falls due in {@code nanos}. Brings
+	 * the bucket's next call forward to {@code leadNanos} before that time (as
+	 * {@link #wakeAhead} plans it; 0 for at the due time) when it was planned later or
+	 * not at all, a wake-up having been missed; an earlier plan stands. A sweep that
+	 * planned every bucket's call at the due time (as it used to) turned each call
+	 * planned ahead for an early hand-off into a call at the due time, and the job it met
+	 * started a round trip late: in W3, 1.1 % of the jobs, half of the slowest 1 %.
+	 */
+	void sweptHead(int bucket, long nanos, long leadNanos) {
+		long due = now() + nanos;
+		boolean ahead = leadNanos > 0 && nanos > leadNanos;
+		long at = ahead ? due - leadNanos : due;
+		change(() -> {
+			if (this.owned[bucket] && (this.wakeAt[bucket] == NEVER || at - this.wakeAt[bucket] < 0)) {
+				this.wakeAt[bucket] = at;
+				this.earlyFor[bucket] = ahead ? due : NEVER;
+			}
+		});
+	}
+
+	/**
 	 * The due time (on this plan's clock) of the next job of a bucket whose call was
 	 * planned ahead of it, {@link #NEVER} if the call was not planned that way.
 	 */

@@ -213,7 +213,8 @@ public final class Migrator implements WakeUps, AutoCloseable {
 				migrate(peek.bucket(), true);
 			}
 			else if (peek.nextDue() >= 0) {
-				this.ownership.wakeIn(peek.bucket(), peek.nextDue() - peek.now());
+				this.ownership.sweptHead(peek.bucket(), Math.max(0, peek.nextDue() - peek.now()) * 1_000_000L,
+						this.handOffs.anyConsumer() ? LEAD_NANOS : 0);
 			}
 		}
 	}

@@ -79,16 +79,16 @@ public record MigrateResult(long now, int microsIntoNow, long nextDue, long next
 				readyByTopic, Collections.unmodifiableList(handedOver), completed);
 	}
 
-	/**
-	 * How long after this call ran a Redis time comes, in nanoseconds, 0 if it has come:
-	 * a difference of two Redis times, never of a local clock and Redis's.
-	 * @param epochMillis a Redis time, epoch ms
-	 */
 	/** The Redis time the script ran at, in microseconds since the epoch. */
 	public long nowMicros() {
 		return this.now * 1_000L + this.microsIntoNow;
 	}
 
+	/**
+	 * How long after this call ran a Redis time comes, in nanoseconds, 0 if it has come:
+	 * a difference of two Redis times, never of a local clock and Redis's.
+	 * @param epochMillis a Redis time, epoch ms
+	 */
 	public long nanosUntil(long epochMillis) {
 		return Math.max(0, (epochMillis - this.now) * 1_000_000L - this.microsIntoNow * 1_000L);
 	}

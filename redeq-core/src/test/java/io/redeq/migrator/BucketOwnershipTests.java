@@ -14,8 +14,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * {@link BucketOwnership} on a fake clock: taking and losing buckets, the deadlines of
  * the ownership check and of the sweep that renews the locks, which wake-up comes first,
- * calls planned ahead of a due time for an early hand-off, wake-ups while a call is in
- * flight, and wake-ups that arrive around a wait.
+ * calls planned ahead of a due time for an early hand-off, which the sweep's plans leave
+ * standing, wake-ups while a call is in flight, and wake-ups that arrive around a wait.
  */
 class BucketOwnershipTests {
 
@@ -143,6 +143,43 @@ class BucketOwnershipTests {
 		assertThat(this.ownership.earlyFor(3)).isEqualTo(BucketOwnership.NEVER);
 		assertThat(this.ownership.isDue(3)).isFalse();
 		this.clock.addAndGet(3 * MILLI);
+		assertThat(this.ownership.isDue(3)).isTrue();
+	}
+
+	@Test
+	void theSweepLeavesACallPlannedAheadOfTheDueTimeAsItIs() {
+		ownWithCheckAndSweepDone(3);
+		this.ownership.wakeAhead(3, 50 * MILLI, 4 * MILLI);
+		long dueTime = this.clock.get() + 50 * MILLI;
+
+		this.clock.addAndGet(10 * MILLI);
+		this.ownership.sweptHead(3, 40 * MILLI, 4 * MILLI);
+		this.ownership.sweptHead(3, 70 * MILLI, 4 * MILLI);
+
+		assertThat(this.ownership.earlyFor(3)).isEqualTo(dueTime);
+		this.clock.addAndGet(35 * MILLI);
+		assertThat(this.ownership.isDue(3)).as("not yet 4 ms before the due time").isFalse();
+		this.clock.addAndGet(MILLI);
+		assertThat(this.ownership.isDue(3)).as("4 ms before the due time, as planned before the sweep").isTrue();
+	}
+
+	@Test
+	void theSweepBringsForwardACallPlannedLaterOrNotAtAll() {
+		ownWithCheckAndSweepDone(3);
+		ownWithCheckAndSweepDone(4);
+		this.ownership.wakeIn(3, 60_000);
+		this.ownership.idle(4);
+
+		this.ownership.sweptHead(3, 50 * MILLI, 4 * MILLI);
+		this.ownership.sweptHead(4, 10 * MILLI, 0);
+
+		assertThat(this.ownership.earlyFor(3)).as("ahead, for an early hand-off")
+			.isEqualTo(this.clock.get() + 50 * MILLI);
+		assertThat(this.ownership.earlyFor(4)).as("no consumer here: at the due time").isEqualTo(BucketOwnership.NEVER);
+		this.clock.addAndGet(10 * MILLI);
+		assertThat(this.ownership.isDue(3)).isFalse();
+		assertThat(this.ownership.isDue(4)).isTrue();
+		this.clock.addAndGet(36 * MILLI);
 		assertThat(this.ownership.isDue(3)).isTrue();
 	}
 
