@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import io.lettuce.core.RedisURI;
 
@@ -33,6 +34,9 @@ public final class RedisSentinel implements AutoCloseable {
 
 	/** The name under which the Sentinels watch the master. */
 	public static final String MASTER_NAME = "redeq-master";
+
+	/** Lines of each process's log that {@link #describe()} shows. */
+	private static final int LOG_LINES = 30;
 
 	private static final Pattern MASTER_ADDRESS = Pattern.compile("name=" + Pattern.quote(MASTER_NAME)
 			+ ",status=(\\w+),address=([^:,]+):(\\d+),slaves=(\\d+),sentinels=(\\d+)");
@@ -128,6 +132,54 @@ public final class RedisSentinel implements AutoCloseable {
 		server.start();
 		RedisServer master = master();
 		server.call("REPLICAOF", master.host(), String.valueOf(master.port()));
+	}
+
+	/**
+	 * What each server holds (role, master, link, keys) and last logged, and what each
+	 * Sentinel last logged, for a failing test to say where its jobs went: a server
+	 * emptied by a resynchronisation shows here. Never throws: a server that cannot be
+	 * asked says so.
+	 */
+	public String describe() {
+		StringBuilder out = new StringBuilder();
+		for (RedisServer server : servers()) {
+			out.append("\n  server ").append(server.port()).append(": ");
+			try {
+				if (server.isRunning()) {
+					String replication = server.call("INFO", "replication");
+					out.append(lineOf(replication, "role:"))
+						.append(' ')
+						.append(lineOf(replication, "master_port:"))
+						.append(' ')
+						.append(lineOf(replication, "master_link_status:"))
+						.append(' ')
+						.append(lineOf(server.call("INFO", "keyspace"), "db0:"));
+				}
+				else {
+					out.append("not running");
+				}
+			}
+			catch (RuntimeException ex) {
+				out.append("cannot be asked: ").append(ex.getMessage());
+			}
+			out.append(lastLines(server.log()));
+		}
+		for (RedisServer node : sentinels()) {
+			out.append("\n  sentinel ").append(node.port()).append(':').append(lastLines(node.log()));
+		}
+		return out.toString();
+	}
+
+	private static String lineOf(String info, String prefix) {
+		return info.lines().filter((line) -> line.startsWith(prefix)).findFirst().orElse(prefix + "-");
+	}
+
+	private static String lastLines(String log) {
+		List<String> lines = log.lines().toList();
+		return lines.subList(Math.max(0, lines.size() - LOG_LINES), lines.size())
+			.stream()
+			.map((line) -> "\n    " + line)
+			.collect(Collectors.joining());
 	}
 
 	/** Asks Sentinel to fail the master over now, without waiting for it to be down. */

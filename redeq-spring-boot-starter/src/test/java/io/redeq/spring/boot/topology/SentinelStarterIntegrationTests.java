@@ -107,7 +107,8 @@ class SentinelStarterIntegrationTests {
 			RedeqClient client = context.getBean(RedeqClient.class);
 			await().atMost(Duration.ofSeconds(40))
 				.untilAsserted(() -> assertThat(deliveries.undelivered(client, load.acknowledged()))
-					.as("acknowledged jobs not delivered (first 10, with their state in Redis)")
+					.as(() -> "acknowledged jobs not delivered (first 10, with their state in Redis); servers:"
+							+ sentinel.describe())
 					.isEmpty());
 			System.out.printf(
 					"[starter-sentinel-failover] acknowledged=%d (before kill %d), refused=%d, delivered=%d, "
