@@ -175,8 +175,8 @@ class NoLossIntegrationTests {
 			redeq.client().schedule(Job.builder("t").id("b").payload("good").onDuplicate(Duplicate.REJECT).build());
 			await().atMost(Duration.ofSeconds(10)).until(() -> ok.size() == 2);
 			assertThat(ok).containsOnly(Map.entry("a:good", 1), Map.entry("b:good", 1));
-			// A completion may wait for the migrator's next call in its bucket to carry it
-			// (Acknowledgements.RIDE_WAIT): the jobs leave IN_FLIGHT once Redis has it.
+			// A completion may wait for the migrator's next call in its bucket to ride
+			// on it (Acknowledgements.RIDE_WAIT): the jobs leave IN_FLIGHT after that.
 			await().atMost(Duration.ofSeconds(5))
 				.untilAsserted(() -> assertThat(redeq.admin().stats("t")).isEqualTo(new TopicStats("t", 0, 0, 0, 0)));
 		}
