@@ -38,6 +38,9 @@ public final class RedisSentinel implements AutoCloseable {
 	/** Lines of each process's log that {@link #describe()} shows. */
 	private static final int LOG_LINES = 30;
 
+	/** Redis's default; Sentinel promotes the replica with the lowest non-zero one. */
+	private static final String DEFAULT_REPLICA_PRIORITY = "100";
+
 	private static final Pattern MASTER_ADDRESS = Pattern.compile("name=" + Pattern.quote(MASTER_NAME)
 			+ ",status=(\\w+),address=([^:,]+):(\\d+),slaves=(\\d+),sentinels=(\\d+)");
 
@@ -122,16 +125,37 @@ public final class RedisSentinel implements AutoCloseable {
 
 	/**
 	 * Starts a killed master again as a replica of the master the Sentinels now name, as
-	 * Sentinel makes it on its own once it notices the server back. Sentinel takes up to
-	 * an INFO period (10 s) and 8 s of waiting for that, and 30 s more in TILT mode,
-	 * which it enters when its timer stalls for 2 s on a loaded machine; a test that
-	 * needs the replica back (WAIT) should not wait on that.
+	 * Sentinel makes it on its own once it notices the server back, and returns once it
+	 * holds that master's data. Sentinel takes up to an INFO period (10 s) and 8 s of
+	 * waiting for that, and 30 s more in TILT mode, which it enters when its timer stalls
+	 * for 2 s on a loaded machine; a test that needs the replica back (WAIT) should not
+	 * wait on that.
+	 * <p>
+	 * Until its first synchronisation is done the server is empty, and Sentinel would
+	 * still promote it if the new master stalled for longer than
+	 * {@code down-after-milliseconds} (1 s here; a loaded machine does that): the master
+	 * holding every job would then become its replica and be emptied by the full resync.
+	 * So the server runs with {@code replica-priority 0}, which Sentinel never promotes,
+	 * until its link to the master is up, as an operator restarting a server without
+	 * persistence should do.
 	 * @param server one of {@link #servers()}, not running
+	 * @throws IllegalStateException if the first synchronisation is not done within
+	 * {@code syncTimeout}
 	 */
-	public void restartAsReplica(RedisServer server) {
+	public void restartAsReplica(RedisServer server, Duration syncTimeout) {
 		server.start();
+		server.call("CONFIG", "SET", "replica-priority", "0");
 		RedisServer master = master();
 		server.call("REPLICAOF", master.host(), String.valueOf(master.port()));
+		long deadline = System.nanoTime() + syncTimeout.toNanos();
+		while (!server.call("INFO", "replication").contains("master_link_status:up")) {
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("Restarted server " + server.port() + " not synchronised with "
+						+ master.port() + " after " + syncTimeout + ":" + describe());
+			}
+			pause();
+		}
+		server.call("CONFIG", "SET", "replica-priority", DEFAULT_REPLICA_PRIORITY);
 	}
 
 	/**

@@ -99,8 +99,8 @@ class SentinelStarterIntegrationTests {
 				// The old master comes back as the new master's replica (what
 				// Sentinel does on its own, but in TILT mode only 30 s later on a
 				// loaded machine): WAIT 1 succeeds again and schedule acknowledges
-				// again.
-				sentinel.restartAsReplica(victim);
+				// again. Sentinel cannot promote it before it holds the jobs.
+				sentinel.restartAsReplica(victim, Duration.ofSeconds(30));
 				int afterFailover = load.acknowledged().size();
 				await().atMost(Duration.ofSeconds(40)).until(() -> load.acknowledged().size() >= afterFailover + 300);
 			}
