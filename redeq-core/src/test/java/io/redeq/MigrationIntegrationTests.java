@@ -285,7 +285,12 @@ class MigrationIntegrationTests {
 			long pushesBefore = rpushCalls(redis);
 			for (int i = 0; i < 300; i++) {
 				String id = redeq.client().schedule("unheard", i, Duration.ZERO);
-				await().atMost(Duration.ofSeconds(5))
+				// Looked at every 5 ms from the start: Awaitility's first look after 100
+				// ms made
+				// these 300 waits take 30 s.
+				await().pollDelay(Duration.ZERO)
+					.pollInterval(Duration.ofMillis(5))
+					.atMost(Duration.ofSeconds(5))
 					.until(() -> redeq.client().find("unheard", id).orElseThrow().state() == JobState.READY);
 			}
 			String signals = new KeySpace("redeq", 16).signalKey("unheard");
