@@ -285,9 +285,8 @@ class MigrationIntegrationTests {
 			long pushesBefore = rpushCalls(redis);
 			for (int i = 0; i < 300; i++) {
 				String id = redeq.client().schedule("unheard", i, Duration.ZERO);
-				// Looked at every 5 ms from the start: Awaitility's first look after 100
-				// ms made
-				// these 300 waits take 30 s.
+				// Looked at every 5 ms from the start: a first look after 100 ms
+				// (Awaitility's default) made these 300 waits take 30 s.
 				await().pollDelay(Duration.ZERO)
 					.pollInterval(Duration.ofMillis(5))
 					.atMost(Duration.ofSeconds(5))

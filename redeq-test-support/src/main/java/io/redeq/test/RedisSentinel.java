@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -147,13 +148,12 @@ public final class RedisSentinel implements AutoCloseable {
 		server.call("CONFIG", "SET", "replica-priority", "0");
 		RedisServer master = master();
 		server.call("REPLICAOF", master.host(), String.valueOf(master.port()));
-		long deadline = System.nanoTime() + syncTimeout.toNanos();
-		while (!server.call("INFO", "replication").contains("master_link_status:up")) {
-			if (System.nanoTime() > deadline) {
-				throw new IllegalStateException("Restarted server " + server.port() + " not synchronised with "
-						+ master.port() + " after " + syncTimeout + ":" + describe());
-			}
-			pause();
+		try {
+			await("Synchronisation of restarted server " + server.port() + " with " + master.port(), syncTimeout,
+					() -> linkUp(server) ? null : "its link to the master is not up");
+		}
+		catch (IllegalStateException ex) {
+			throw new IllegalStateException(ex.getMessage() + describe(), ex);
 		}
 		server.call("CONFIG", "SET", "replica-priority", DEFAULT_REPLICA_PRIORITY);
 	}
@@ -216,17 +216,7 @@ public final class RedisSentinel implements AutoCloseable {
 	 * and that master answers as a master.
 	 */
 	public void awaitFailover(int oldMasterPort, Duration timeout) {
-		long deadline = System.nanoTime() + timeout.toNanos();
-		while (true) {
-			String problem = failoverProblem(oldMasterPort);
-			if (problem == null) {
-				return;
-			}
-			if (System.nanoTime() > deadline) {
-				throw new IllegalStateException("Sentinel failover not done after " + timeout + ": " + problem);
-			}
-			pause();
-		}
+		await("Sentinel failover", timeout, () -> failoverProblem(oldMasterPort));
 	}
 
 	private String failoverProblem(int oldMasterPort) {
@@ -263,29 +253,38 @@ public final class RedisSentinel implements AutoCloseable {
 	}
 
 	private void awaitState(int masterPort, Duration timeout) {
+		await("Sentinel setup", timeout, () -> setupProblem(masterPort));
+	}
+
+	private String setupProblem(int masterPort) {
+		for (RedisServer sentinel : sentinels()) {
+			Matcher m = MASTER_ADDRESS.matcher(sentinel.call("INFO", "sentinel"));
+			if (!m.find() || !"ok".equals(m.group(1)) || Integer.parseInt(m.group(3)) != masterPort
+					|| !"1".equals(m.group(4)) || !"3".equals(m.group(5))) {
+				return sentinel + " does not yet see the master on port " + masterPort
+						+ " with 1 replica and 3 sentinels";
+			}
+		}
+		return linkUp(servers().get(1)) ? null : "the replica's link is not up";
+	}
+
+	private static boolean linkUp(RedisServer replica) {
+		return replica.call("INFO", "replication").contains("master_link_status:up");
+	}
+
+	/**
+	 * Polls {@code problem} until it answers {@code null} (done), or fails with its last
+	 * answer once {@code timeout} has passed.
+	 */
+	private static void await(String what, Duration timeout, Supplier<String> problem) {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		while (true) {
-			String problem = null;
-			for (RedisServer sentinel : sentinels()) {
-				Matcher m = MASTER_ADDRESS.matcher(sentinel.call("INFO", "sentinel"));
-				if (!m.find() || !"ok".equals(m.group(1)) || Integer.parseInt(m.group(3)) != masterPort
-						|| !"1".equals(m.group(4)) || !"3".equals(m.group(5))) {
-					problem = sentinel + " does not yet see the master on port " + masterPort
-							+ " with 1 replica and 3 sentinels";
-					break;
-				}
-			}
-			if (problem == null) {
-				String replication = this.servers.get(1).call("INFO", "replication");
-				if (!replication.contains("master_link_status:up")) {
-					problem = "the replica's link is not up";
-				}
-			}
-			if (problem == null) {
+			String last = problem.get();
+			if (last == null) {
 				return;
 			}
 			if (System.nanoTime() > deadline) {
-				throw new IllegalStateException("Sentinel setup not ready after " + timeout + ": " + problem);
+				throw new IllegalStateException(what + " not done after " + timeout + ": " + last);
 			}
 			pause();
 		}
