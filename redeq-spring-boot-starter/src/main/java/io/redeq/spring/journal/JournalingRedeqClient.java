@@ -45,8 +45,11 @@ final class JournalingRedeqClient implements RedeqClient {
 	}
 
 	/**
-	 * Recurring jobs are definitions, not jobs: their occurrences are journaled as they
-	 * run.
+	 * Recurring jobs are definitions, not jobs, and are not journaled: neither the
+	 * definition nor its occurrences get a row (an occurrence's start and outcome find no
+	 * row to update). After Redis lost its data, the recovery declares the
+	 * {@code redeq.recurring.*} jobs again; one declared here must be declared again by
+	 * the application (see docs/journal.md).
 	 */
 	@Override
 	public String scheduleRecurring(Recurring recurring) {

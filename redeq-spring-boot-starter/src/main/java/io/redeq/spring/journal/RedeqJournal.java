@@ -3,6 +3,7 @@ package io.redeq.spring.journal;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -16,6 +17,7 @@ import tools.jackson.databind.ObjectMapper;
 
 import org.springframework.context.SmartLifecycle;
 
+import io.redeq.Recurring;
 import io.redeq.RedeqClient;
 import io.redeq.schedule.JobRestorer;
 import io.redeq.spring.transaction.TransactionalOutbox;
@@ -67,13 +69,16 @@ public final class RedeqJournal implements SmartLifecycle {
 	 * @param client the client that talks to Redis (not transaction-aware)
 	 * @param restorer the engine's internal way to send a job again with the attempts it
 	 * used ({@link io.redeq.Redeq#restorer()})
-	 * @param marker the marker of Redis's data
+	 * @param marker the markers of Redis's buckets
 	 * @param mapper the mapper redeq writes payloads with
+	 * @param recurring the recurring jobs the application declares at startup, declared
+	 * again after Redis lost its data
 	 * @param clock the clock of journal times
 	 * @param phase the lifecycle phase, below the engine's
 	 */
 	public RedeqJournal(DataSource dataSource, JournalDialect dialect, JournalSettings settings, JournalWriter writer,
-			RedeqClient client, JobRestorer restorer, RedisMarker marker, ObjectMapper mapper, Clock clock, int phase) {
+			RedeqClient client, JobRestorer restorer, RedisMarker marker, ObjectMapper mapper,
+			List<Recurring> recurring, Clock clock, int phase) {
 		String table = settings.table();
 		this.settings = settings;
 		this.clock = clock;
@@ -83,7 +88,7 @@ public final class RedeqJournal implements SmartLifecycle {
 		this.relay = new OutboxRelay(dataSource, table, client, mapper, clock, settings.relayGrace(),
 				settings.batchSize());
 		this.retention = new JournalRetention(dataSource, table, clock, settings.retention(), settings.batchSize());
-		this.recovery = new JournalRecovery(dataSource, table, client, restorer, marker, mapper);
+		this.recovery = new JournalRecovery(dataSource, table, client, restorer, marker, mapper, recurring);
 	}
 
 	/**
@@ -136,9 +141,11 @@ public final class RedeqJournal implements SmartLifecycle {
 	}
 
 	/**
-	 * Re-sends the journal's pending jobs that Redis does not know, after writing what
-	 * the journal still buffers.
-	 * @return how many were sent
+	 * Re-sends the journal's pending jobs of the buckets that lost their data that Redis
+	 * does not know, after writing what the journal still buffers; buckets whose marker
+	 * is present are not touched, and a bucket is recovered once per loss however many
+	 * instances call this.
+	 * @return how many this call sent
 	 */
 	public long recover() {
 		if (!this.writer.flush(STOP_TIMEOUT)) {

@@ -15,6 +15,7 @@ CREATE TABLE IF NOT EXISTS ${prefix}job (
 	created_at BIGINT NOT NULL,
 	updated_at BIGINT NOT NULL,
 	finished_at BIGINT,
+	recovered_in VARCHAR(64),
 	PRIMARY KEY (topic, id),
 	KEY ${prefix}job_state_idx (state, updated_at),
 	KEY ${prefix}job_finished_idx (finished_at)

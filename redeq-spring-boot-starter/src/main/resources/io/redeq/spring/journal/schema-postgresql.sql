@@ -13,6 +13,7 @@ CREATE TABLE IF NOT EXISTS ${prefix}job (
 	created_at BIGINT NOT NULL,
 	updated_at BIGINT NOT NULL,
 	finished_at BIGINT,
+	recovered_in VARCHAR(64),
 	PRIMARY KEY (topic, id)
 );
 -- The relay (state = 'OUTBOX' AND updated_at < ?) and the recovery (state IN ('SCHEDULED', 'RUNNING', 'RETRYING')).

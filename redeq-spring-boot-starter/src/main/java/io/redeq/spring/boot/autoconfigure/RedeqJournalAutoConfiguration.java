@@ -26,13 +26,13 @@ import io.redeq.JobLifecycleListener;
 import io.redeq.Redeq;
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
+import io.redeq.spring.journal.BucketMarkers;
 import io.redeq.spring.journal.JournalDialect;
 import io.redeq.spring.journal.JournalMeterBinder;
 import io.redeq.spring.journal.JournalRedeqAdmin;
 import io.redeq.spring.journal.JournalSchema;
 import io.redeq.spring.journal.JournalSettings;
 import io.redeq.spring.journal.JournalWriter;
-import io.redeq.spring.journal.MetaKeyMarker;
 import io.redeq.spring.journal.RedeqJournal;
 import io.redeq.spring.transaction.TransactionAwareRedeqClient;
 
@@ -88,10 +88,13 @@ public final class RedeqJournalAutoConfiguration {
 			RedeqProperties properties, ObjectProvider<RedisConnectionFactory> connectionFactory,
 			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<ObjectMapper> objectMapper) {
 		JournalSettings settings = RedeqPropertiesMapper.journalSettings(properties.getJournal());
-		MetaKeyMarker marker = new MetaKeyMarker(connectionFactory.getObject(), redeq.options().prefix(),
+		BucketMarkers markers = new BucketMarkers(connectionFactory.getObject(), redeq.options().prefix(),
 				redeq.options().buckets());
-		return new RedeqJournal(dataSource, dialect, settings, writer, redeq.client(), redeq.restorer(), marker,
-				mapper(jsonMapper, objectMapper), Clock.systemUTC(), PHASE);
+		ObjectMapper mapper = mapper(jsonMapper, objectMapper);
+		// The redeq.recurring.* jobs, declared again after Redis lost the buckets holding
+		// them (the engine declares them at startup only).
+		return new RedeqJournal(dataSource, dialect, settings, writer, redeq.client(), redeq.restorer(), markers,
+				mapper, RedeqPropertiesMapper.recurring(properties, mapper), Clock.systemUTC(), PHASE);
 	}
 
 	@Bean
