@@ -162,7 +162,7 @@ final class JournalRecovery {
 			return lost(recovering + " of " + states.length
 					+ " buckets lost their data and their recovery started but has not finished");
 		}
-		List<Sampled> confirmed = unknown(reread(this.suspects.values()));
+		List<Sampled> confirmed = unknown(inBuckets(reread(this.suspects.values()), unmarked));
 		if (!confirmed.isEmpty()) {
 			this.suspects = byKey(confirmed);
 			return lost(unmarked.size() + " of " + states.length + " buckets lost redeq's marker and "
@@ -392,20 +392,21 @@ final class JournalRecovery {
 
 	/** Up to {@link #SAMPLE} pending rows, those of the given buckets. */
 	private List<Sampled> sample(List<Integer> buckets) throws SQLException {
-		boolean[] wanted = new boolean[this.marker.buckets()];
-		buckets.forEach((b) -> wanted[b] = true);
 		List<Sampled> sample = new ArrayList<>();
 		try (Connection connection = this.dataSource.getConnection();
 				PreparedStatement statement = connection.prepareStatement(this.sampleSql);
 				ResultSet rows = statement.executeQuery()) {
 			while (rows.next()) {
-				Sampled row = Sampled.read(rows);
-				if (wanted[this.marker.bucketOf(row.topic(), row.id())]) {
-					sample.add(row);
-				}
+				sample.add(Sampled.read(rows));
 			}
 		}
-		return sample;
+		return inBuckets(sample, buckets);
+	}
+
+	private List<Sampled> inBuckets(List<Sampled> rows, List<Integer> buckets) {
+		boolean[] wanted = new boolean[this.marker.buckets()];
+		buckets.forEach((b) -> wanted[b] = true);
+		return rows.stream().filter((row) -> wanted[this.marker.bucketOf(row.topic(), row.id())]).toList();
 	}
 
 	/** The suspects whose rows are still pending and unchanged. */

@@ -27,7 +27,6 @@ import io.redeq.test.PostgresServer;
 import io.redeq.test.RedisCluster;
 import io.redeq.test.RedisServer;
 
-import static io.redeq.spring.journal.JournalScenarios.TIMEOUT;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -81,7 +80,7 @@ class JournalClusterIntegrationTests {
 					batch.add(Job.builder("spread").id("s-" + i).payload("x").delay(Duration.ofHours(1)).build());
 				}
 				client.scheduleAll(batch);
-				assertThat(journal.writer().flush(TIMEOUT)).isTrue();
+				assertThat(journal.writer().flush(JournalScenarios.TIMEOUT)).isTrue();
 				assertThat(journal.checkRedisNow()).isFalse();
 				// A master that does not hold the engine's meta key (watched before).
 				RedisServer metaMaster = cluster.masterOf(SlotHash.getSlot("redeq:meta"));

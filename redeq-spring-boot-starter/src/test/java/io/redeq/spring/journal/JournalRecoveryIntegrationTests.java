@@ -34,9 +34,6 @@ import io.redeq.test.PostgresServer;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
 
-import static io.redeq.spring.journal.JournalScenarios.TIMEOUT;
-import static io.redeq.spring.journal.JournalScenarios.completed;
-import static io.redeq.spring.journal.JournalScenarios.subscribe;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -93,13 +90,13 @@ class JournalRecoveryIntegrationTests {
 	@Test
 	void aSecondRecoveryOnAnotherInstanceSendsNoJobThatFinishedMeanwhile() {
 		runner().run((first) -> runner().withPropertyValues("redeq.consumer.enabled=false").run((second) -> {
-			Runs runs = subscribe(first, "twice");
+			Runs runs = JournalScenarios.subscribe(first, "twice");
 			RedeqClient client = first.getBean(RedeqClient.class);
 			int jobs = 50;
 			for (int i = 0; i < jobs; i++) {
 				client.schedule(Job.builder("twice").id("t-" + i).payload("x").delay(Duration.ofSeconds(3)).build());
 			}
-			assertThat(first.getBean(RedeqJournal.class).writer().flush(TIMEOUT)).isTrue();
+			assertThat(first.getBean(RedeqJournal.class).writer().flush(JournalScenarios.TIMEOUT)).isTrue();
 			this.redis.flushAll();
 			assertThat(first.getBean(RedeqAdmin.class).recoverFromJournal()).isEqualTo(jobs);
 			try (Connection lock = first.getBean(DataSource.class).getConnection()) {
@@ -108,16 +105,18 @@ class JournalRecoveryIntegrationTests {
 					.prepareStatement("SELECT id FROM redeq_job WHERE topic = 'twice' FOR UPDATE")) {
 					rows.executeQuery().close();
 				}
-				Awaitility.await().atMost(TIMEOUT).until(() -> runs.distinct() == jobs);
+				Awaitility.await().atMost(JournalScenarios.TIMEOUT).until(() -> runs.distinct() == jobs);
 				Awaitility.await()
-					.atMost(TIMEOUT)
+					.atMost(JournalScenarios.TIMEOUT)
 					.until(() -> first.getBean(RedeqAdmin.class).stats("twice").pending() == 0);
 				// Finished in Redis, still pending in the journal.
-				assertThat(completed(first, "twice")).isZero();
+				assertThat(JournalScenarios.completed(first, "twice")).isZero();
 				assertThat(second.getBean(RedeqAdmin.class).recoverFromJournal()).isZero();
 				lock.commit();
 			}
-			Awaitility.await().atMost(TIMEOUT).until(() -> completed(first, "twice") == jobs);
+			Awaitility.await()
+				.atMost(JournalScenarios.TIMEOUT)
+				.until(() -> JournalScenarios.completed(first, "twice") == jobs);
 			assertThat(first.getBean(RedeqAdmin.class).recoverFromJournal()).isZero();
 			for (int i = 0; i < jobs; i++) {
 				assertThat(runs.count("t-" + i)).as("runs of t-" + i).isEqualTo(1);
@@ -133,7 +132,7 @@ class JournalRecoveryIntegrationTests {
 	@Test
 	void twoInstancesRecoveringAtOnceSendEachJobOnce() {
 		runner().run((first) -> runner().run((second) -> {
-			Runs runs = subscribe(first, "both");
+			Runs runs = JournalScenarios.subscribe(first, "both");
 			RedeqClient client = first.getBean(RedeqClient.class);
 			int jobs = 300;
 			List<Job> batch = new ArrayList<>();
@@ -141,14 +140,16 @@ class JournalRecoveryIntegrationTests {
 				batch.add(Job.builder("both").id("b-" + i).payload("x").delay(Duration.ofSeconds(3)).build());
 			}
 			client.scheduleAll(batch);
-			assertThat(first.getBean(RedeqJournal.class).writer().flush(TIMEOUT)).isTrue();
+			assertThat(first.getBean(RedeqJournal.class).writer().flush(JournalScenarios.TIMEOUT)).isTrue();
 			this.redis.flushAll();
 			CompletableFuture<Long> byFirst = CompletableFuture
 				.supplyAsync(() -> first.getBean(RedeqAdmin.class).recoverFromJournal());
 			CompletableFuture<Long> bySecond = CompletableFuture
 				.supplyAsync(() -> second.getBean(RedeqAdmin.class).recoverFromJournal());
 			assertThat(byFirst.get() + bySecond.get()).isEqualTo(jobs);
-			Awaitility.await().atMost(TIMEOUT).until(() -> completed(first, "both") == jobs);
+			Awaitility.await()
+				.atMost(JournalScenarios.TIMEOUT)
+				.until(() -> JournalScenarios.completed(first, "both") == jobs);
 			assertThat(runs.distinct()).isEqualTo(jobs);
 			for (int i = 0; i < jobs; i++) {
 				assertThat(runs.count("b-" + i)).as("runs of b-" + i).isEqualTo(1);
@@ -164,14 +165,14 @@ class JournalRecoveryIntegrationTests {
 	void recurringJobsKeepFiringAfterRedisLostItsData() {
 		runner().withPropertyValues("redeq.recurring.tick.topic=ticks", "redeq.recurring.tick.every=1s")
 			.run((context) -> {
-				Runs runs = subscribe(context, "ticks");
+				Runs runs = JournalScenarios.subscribe(context, "ticks");
 				RedeqJournal journal = context.getBean(RedeqJournal.class);
 				context.getBean(RedeqClient.class)
 					.schedule(Job.builder("later").id("pending").payload("x").delay(Duration.ofHours(1)).build());
-				assertThat(journal.writer().flush(TIMEOUT)).isTrue();
-				Awaitility.await().atMost(TIMEOUT).until(() -> runs.count("tick") >= 1);
+				assertThat(journal.writer().flush(JournalScenarios.TIMEOUT)).isTrue();
+				Awaitility.await().atMost(JournalScenarios.TIMEOUT).until(() -> runs.count("tick") >= 1);
 				this.redis.flushAll();
-				Awaitility.await().atMost(TIMEOUT).until(journal::checkRedisNow);
+				Awaitility.await().atMost(JournalScenarios.TIMEOUT).until(journal::checkRedisNow);
 				assertThat(context.getBean(RedeqAdmin.class).recoverFromJournal()).isEqualTo(1);
 				int before = runs.count("tick");
 				Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> runs.count("tick") >= before + 2);
