@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
 
@@ -60,7 +61,7 @@ final class JournalReconciler {
 	/** Jobs found IN_FLIGHT: when to ask again, and the pause before that. */
 	private final Map<String, long[]> inFlight = new HashMap<>();
 
-	private long reconciled;
+	private final AtomicLong reconciled = new AtomicLong();
 
 	JournalReconciler(DataSource dataSource, String table, RedeqClient client, JournalWriter writer, Clock clock,
 			Duration staleAfter, int batchSize) {
@@ -77,8 +78,8 @@ final class JournalReconciler {
 	 * Jobs journaled DEAD by this reconciler.
 	 * @return the count since start
 	 */
-	synchronized long reconciled() {
-		return this.reconciled;
+	long reconciled() {
+		return this.reconciled.get();
 	}
 
 	/**
@@ -112,7 +113,7 @@ final class JournalReconciler {
 				found++;
 			}
 		}
-		this.reconciled += found;
+		this.reconciled.addAndGet(found);
 		return found;
 	}
 

@@ -10,8 +10,10 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -546,8 +548,11 @@ public final class JournalWriter {
 					PreparedStatement find = connection.prepareStatement(this.findSql)) {
 				Batches batches = new Batches(upsert, outcome, running, cancel, reschedule, new RowFinder(find),
 						missed);
+				Map<String, Integer> ended = endedAttempts(items);
 				for (Item item : items) {
-					batches.add(item);
+					if (!startOfEndedAttempt(item.event(), ended)) {
+						batches.add(item);
+					}
 				}
 				batches.execute();
 				connection.commit();
@@ -564,6 +569,34 @@ public final class JournalWriter {
 			this.waiting.missed(miss.event(), miss.previous(), miss.rowMissing(), now);
 		}
 		reportGivenUp();
+	}
+
+	/**
+	 * The latest attempt each job's outcome in these items names: a fast job's start and
+	 * outcome often share a batch, and its start then needs no statement at all.
+	 */
+	private static Map<String, Integer> endedAttempts(List<Item> items) {
+		Map<String, Integer> ended = new HashMap<>();
+		for (Item item : items) {
+			if (item.event() instanceof JournalEvent.Changed changed && changed.attempts() != null
+					&& changed.state() != JournalState.RUNNING && changed.state() != JournalState.SCHEDULED) {
+				ended.merge(key(changed), changed.attempts(), Math::max);
+			}
+		}
+		return ended;
+	}
+
+	private static boolean startOfEndedAttempt(JournalEvent event, Map<String, Integer> ended) {
+		if (!(event instanceof JournalEvent.Changed changed) || changed.state() != JournalState.RUNNING
+				|| changed.attempts() == null) {
+			return false;
+		}
+		Integer end = ended.get(key(changed));
+		return end != null && end >= changed.attempts();
+	}
+
+	private static String key(JournalEvent event) {
+		return event.topic() + '\u0000' + event.id();
 	}
 
 	/** Logs the updates given up since the last report, once per write. */
@@ -643,15 +676,17 @@ public final class JournalWriter {
 		Batches(PreparedStatement upsert, PreparedStatement outcome, PreparedStatement running,
 				PreparedStatement cancel, PreparedStatement reschedule, RowFinder rows, List<Miss> missed) {
 			this.upsert = upsert;
-			this.outcome = new Updates(outcome, rows, missed);
-			this.running = new Updates(running, rows, missed);
-			this.cancel = new Updates(cancel, rows, missed);
-			this.reschedule = new Updates(reschedule, rows, missed);
+			this.outcome = new Updates(outcome, rows, missed, true);
+			// A start a finished row refused is dropped: were the row to be replaced by a
+			// new job under the same id, that job's outcome still lands, and says more.
+			this.running = new Updates(running, rows, missed, false);
+			this.cancel = new Updates(cancel, rows, missed, true);
+			this.reschedule = new Updates(reschedule, rows, missed, true);
 		}
 
 		void add(Item item) throws SQLException {
 			JournalEvent event = item.event();
-			String key = event.topic() + '\u0000' + event.id();
+			String key = key(event);
 			if (event instanceof JournalEvent.Scheduled scheduled) {
 				if (this.updatedKeys.contains(key)) {
 					execute();
@@ -789,12 +824,15 @@ public final class JournalWriter {
 
 		private final List<Miss> missed;
 
+		private final boolean waitOnFinished;
+
 		private final List<Miss> events = new ArrayList<>();
 
-		Updates(PreparedStatement statement, RowFinder rows, List<Miss> missed) {
+		Updates(PreparedStatement statement, RowFinder rows, List<Miss> missed, boolean waitOnFinished) {
 			this.statement = statement;
 			this.rows = rows;
 			this.missed = missed;
+			this.waitOnFinished = waitOnFinished;
 		}
 
 		void add(JournalEvent.Changed event, RowWaits.@Nullable Waiting wait, Binder binder) throws SQLException {
@@ -806,9 +844,10 @@ public final class JournalWriter {
 		/**
 		 * Runs the batch. An update that changed nothing is looked at: with no row yet
 		 * (the job's insert is still queued behind it: the job ran before its "scheduled"
-		 * event was queued, or another instance's writer lags) or over a finished row (a
-		 * new job under the same id may replace it) it waits for later writes; over a
-		 * pending row it was stale (a later step is there already) and is dropped.
+		 * event was queued, or another instance's writer lags) or, unless it is a start,
+		 * over a finished row (a new job under the same id may replace it) it waits for
+		 * later writes; over a pending row it was stale (a later step is there already)
+		 * and is dropped.
 		 */
 		void execute() throws SQLException {
 			if (this.events.isEmpty()) {
@@ -822,7 +861,7 @@ public final class JournalWriter {
 				Miss miss = this.events.get(i);
 				JournalEvent.Changed event = miss.event();
 				RowFinder.Found found = this.rows.find(event.topic(), event.id());
-				if (found != RowFinder.Found.PENDING) {
+				if (found == RowFinder.Found.NONE || (found == RowFinder.Found.FINISHED && this.waitOnFinished)) {
 					this.missed.add(new Miss(event, miss.previous(), found == RowFinder.Found.NONE));
 				}
 			}
