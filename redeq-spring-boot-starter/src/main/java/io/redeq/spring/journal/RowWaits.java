@@ -60,23 +60,6 @@ final class RowWaits {
 		this.capacity = Math.max(1, capacity);
 	}
 
-	/**
-	 * An update waiting for its row.
-	 *
-	 * @param event the update
-	 * @param since when it first missed (nano time)
-	 * @param nextTry when it is tried again (nano time)
-	 * @param tries how often it missed
-	 * @param rowMissing whether the last miss found no row at all (else a finished row
-	 * refused it)
-	 */
-	record Waiting(JournalEvent.Changed event, long since, long nextTry, int tries, boolean rowMissing) {
-	}
-
-	/** What was given up since the last report. */
-	record GivenUp(long count, @Nullable String example) {
-	}
-
 	Duration rowWait() {
 		return this.rowWait;
 	}
@@ -166,6 +149,23 @@ final class RowWaits {
 		if (this.example == null) {
 			this.example = event.state() + " of job '" + event.id() + "' of topic '" + event.topic() + "'";
 		}
+	}
+
+	/**
+	 * An update waiting for its row.
+	 *
+	 * @param event the update
+	 * @param since when it first missed (nano time)
+	 * @param nextTry when it is tried again (nano time)
+	 * @param tries how often it missed
+	 * @param rowMissing whether the last miss found no row at all (else a finished row
+	 * refused it)
+	 */
+	record Waiting(JournalEvent.Changed event, long since, long nextTry, int tries, boolean rowMissing) {
+	}
+
+	/** What was given up since the last report. */
+	record GivenUp(long count, @Nullable String example) {
 	}
 
 }

@@ -33,7 +33,6 @@ import io.redeq.spring.boot.health.RedeqJournalHealthIndicator;
 import io.redeq.spring.journal.JournalScenarios.Row;
 import io.redeq.test.RedisServer;
 
-import static io.redeq.spring.journal.JournalScenarios.row;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -101,14 +100,18 @@ abstract class JournalWriterScenarios {
 						refusedError(), t + 1));
 				writer.offer(new JournalEvent.Changed("poison", "after", JournalState.COMPLETED, 1, null, null, t + 1));
 				assertThat(writer.flush(TIMEOUT)).as("the writer catches up").isTrue();
-				assertThat(row(context, "poison", "before").map(Row::state)).contains(JournalState.COMPLETED);
-				assertThat(row(context, "poison", "after").map(Row::state)).contains(JournalState.COMPLETED);
-				assertThat(row(context, "poison", "refused").map(Row::state)).contains(JournalState.SCHEDULED);
+				assertThat(JournalScenarios.row(context, "poison", "before").map(Row::state))
+					.contains(JournalState.COMPLETED);
+				assertThat(JournalScenarios.row(context, "poison", "after").map(Row::state))
+					.contains(JournalState.COMPLETED);
+				assertThat(JournalScenarios.row(context, "poison", "refused").map(Row::state))
+					.contains(JournalState.SCHEDULED);
 				// Later batches are written too.
 				writer.offer(new JournalEvent.Scheduled(Job.builder("poison").id("later").build(), t, t));
 				writer.offer(new JournalEvent.Changed("poison", "later", JournalState.DEAD, 1, null, "gone", t + 2));
 				assertThat(writer.flush(TIMEOUT)).isTrue();
-				assertThat(row(context, "poison", "later").map(Row::state)).contains(JournalState.DEAD);
+				assertThat(JournalScenarios.row(context, "poison", "later").map(Row::state))
+					.contains(JournalState.DEAD);
 			}
 			assertThat(writer.rejected()).isEqualTo(1);
 			assertThat(writer.lastError()).isNull();
@@ -156,22 +159,25 @@ abstract class JournalWriterScenarios {
 							t + 100_000));
 				}
 				assertThat(a.flush(TIMEOUT)).isTrue();
-				assertThat(row(context, "late", "completed").get()).satisfies((row) -> {
+				assertThat(JournalScenarios.row(context, "late", "completed").get()).satisfies((row) -> {
 					assertThat(row.state()).isEqualTo(JournalState.COMPLETED);
 					assertThat(row.attempts()).isEqualTo(2);
 					assertThat(row.finishedAt()).isEqualTo(t + 11);
 					assertThat(row.lastError()).isNull();
 				});
-				assertThat(row(context, "late", "running").get()).extracting(Row::state, Row::attempts, Row::lastError)
+				assertThat(JournalScenarios.row(context, "late", "running").get())
+					.extracting(Row::state, Row::attempts, Row::lastError)
 					.containsExactly(JournalState.RUNNING, 2, null);
-				assertThat(row(context, "late", "cancelled").get()).extracting(Row::state, Row::lastError)
+				assertThat(JournalScenarios.row(context, "late", "cancelled").get())
+					.extracting(Row::state, Row::lastError)
 					.containsExactly(JournalState.CANCELLED, null);
 				// The final outcome of attempt 2 after its failure of the same attempt
 				// (the reconciler's DEAD after a RETRYING): written.
 				b.offer(new JournalEvent.Changed("late", "running", JournalState.RETRYING, 2, t + 50, "boom", t + 20));
 				b.offer(new JournalEvent.Changed("late", "running", JournalState.DEAD, 2, null, "used up", t + 21));
 				assertThat(b.flush(TIMEOUT)).isTrue();
-				assertThat(row(context, "late", "running").get()).extracting(Row::state, Row::attempts, Row::lastError)
+				assertThat(JournalScenarios.row(context, "late", "running").get())
+					.extracting(Row::state, Row::attempts, Row::lastError)
 					.containsExactly(JournalState.DEAD, 2, "used up");
 				assertThat(a.unmatched() + b.unmatched()).isZero();
 			}
@@ -206,10 +212,10 @@ abstract class JournalWriterScenarios {
 				assertThat(caller.flush(TIMEOUT)).isTrue();
 				Awaitility.await()
 					.atMost(TIMEOUT)
-					.until(() -> row(context, "wait", "slow-row").map(Row::state).orElse(null),
+					.until(() -> JournalScenarios.row(context, "wait", "slow-row").map(Row::state).orElse(null),
 							(state) -> state == JournalState.COMPLETED);
 				Awaitility.await().atMost(TIMEOUT).until(worker::unmatched, (count) -> count == 1);
-				assertThat(row(context, "wait", "no-row")).isEmpty();
+				assertThat(JournalScenarios.row(context, "wait", "no-row")).isEmpty();
 			}
 			finally {
 				worker.stop(TIMEOUT);
@@ -250,7 +256,7 @@ abstract class JournalWriterScenarios {
 				dying.getBean(RedeqClient.class).schedule(Job.builder("buried").id("hung").payload("x").build());
 				Awaitility.await()
 					.atMost(TIMEOUT)
-					.until(() -> row(dying, "buried", "hung").map(Row::state).orElse(null),
+					.until(() -> JournalScenarios.row(dying, "buried", "hung").map(Row::state).orElse(null),
 							(state) -> state == JournalState.RUNNING);
 			});
 			runner().run((survivor) -> {
@@ -258,9 +264,9 @@ abstract class JournalWriterScenarios {
 					.subscribe("buried", String.class, (payload, delivery) -> secondRuns.incrementAndGet(), once);
 				Awaitility.await()
 					.atMost(TIMEOUT)
-					.until(() -> row(survivor, "buried", "hung").map(Row::state).orElse(null),
+					.until(() -> JournalScenarios.row(survivor, "buried", "hung").map(Row::state).orElse(null),
 							(state) -> state == JournalState.DEAD);
-				assertThat(row(survivor, "buried", "hung").get()).satisfies((row) -> {
+				assertThat(JournalScenarios.row(survivor, "buried", "hung").get()).satisfies((row) -> {
 					assertThat(row.attempts()).isEqualTo(1);
 					assertThat(row.lastError()).contains("lease");
 					assertThat(row.finishedAt()).isNotNull();
