@@ -8,8 +8,11 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 /**
  * The journal's meters: {@code redeq.journal.lag} (events not yet written),
  * {@code redeq.journal.dropped} and {@code redeq.journal.written} (events),
- * {@code redeq.journal.redis.data.loss} (1 while a loss of Redis data is detected and not
- * recovered) and {@code redeq.journal.recovered} (jobs re-sent from the journal).
+ * {@code redeq.journal.rejected} (events the database refused, set aside),
+ * {@code redeq.journal.unmatched} (updates given up because their row never appeared),
+ * {@code redeq.journal.reconciled} (jobs Redis buried without an outcome event, journaled
+ * DEAD), {@code redeq.journal.redis.data.loss} (1 while a loss of Redis data is detected
+ * and not recovered) and {@code redeq.journal.recovered} (jobs re-sent from the journal).
  */
 public final class JournalMeterBinder implements MeterBinder {
 
@@ -37,6 +40,18 @@ public final class JournalMeterBinder implements MeterBinder {
 		FunctionCounter.builder("redeq.journal.written", writer, JournalWriter::written)
 			.description("Journal events written to the database")
 			.baseUnit("events")
+			.register(registry);
+		FunctionCounter.builder("redeq.journal.rejected", writer, JournalWriter::rejected)
+			.description("Journal events the database refused for what they hold, set aside")
+			.baseUnit("events")
+			.register(registry);
+		FunctionCounter.builder("redeq.journal.unmatched", writer, JournalWriter::unmatched)
+			.description("Journal updates given up because their job's row did not appear in time")
+			.baseUnit("events")
+			.register(registry);
+		FunctionCounter.builder("redeq.journal.reconciled", this.journal, RedeqJournal::reconciled)
+			.description("Jobs Redis buried without an outcome event (their instance died), journaled DEAD")
+			.baseUnit("jobs")
 			.register(registry);
 		Gauge
 			.builder("redeq.journal.redis.data.loss", this.journal, (journal) -> (journal.lossReason() != null) ? 1 : 0)

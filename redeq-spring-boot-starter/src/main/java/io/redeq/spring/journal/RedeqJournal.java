@@ -52,6 +52,8 @@ public final class RedeqJournal implements SmartLifecycle {
 
 	private final JournalRecovery recovery;
 
+	private final JournalReconciler reconciler;
+
 	private final Clock clock;
 
 	private final int phase;
@@ -89,6 +91,10 @@ public final class RedeqJournal implements SmartLifecycle {
 				settings.batchSize());
 		this.retention = new JournalRetention(dataSource, table, clock, settings.retention(), settings.batchSize());
 		this.recovery = new JournalRecovery(dataSource, table, client, restorer, marker, mapper, recurring);
+		// A row running for two check intervals is worth a look; younger ones most
+		// likely have their outcome on its way.
+		this.reconciler = new JournalReconciler(dataSource, table, client, writer, clock,
+				settings.checkInterval().multipliedBy(2), settings.batchSize());
 	}
 
 	/**
@@ -130,6 +136,25 @@ public final class RedeqJournal implements SmartLifecycle {
 	 */
 	public long recovered() {
 		return this.recovery.recovered();
+	}
+
+	/**
+	 * Jobs found buried in Redis with no outcome event (their instance died) and
+	 * journaled DEAD since start.
+	 * @return the count
+	 */
+	public long reconciled() {
+		return this.reconciler.reconciled();
+	}
+
+	/**
+	 * Journals DEAD the jobs whose rows are RUNNING for a while and that Redis holds as
+	 * dead now.
+	 * @return how many were found
+	 * @throws SQLException if the journal cannot be read
+	 */
+	public int reconcileNow() throws SQLException {
+		return this.reconciler.reconcile();
 	}
 
 	/**
@@ -206,6 +231,8 @@ public final class RedeqJournal implements SmartLifecycle {
 				TimeUnit.MILLISECONDS);
 		timer.scheduleWithFixedDelay(this::checkQuietly, this.settings.checkInterval().toMillis(),
 				this.settings.checkInterval().toMillis(), TimeUnit.MILLISECONDS);
+		timer.scheduleWithFixedDelay(this::reconcileQuietly, this.settings.checkInterval().toMillis(),
+				this.settings.checkInterval().toMillis(), TimeUnit.MILLISECONDS);
 		timer.scheduleWithFixedDelay(this::deleteQuietly, JournalSettings.RETENTION_INTERVAL.toMillis(),
 				JournalSettings.RETENTION_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
 		this.timer = timer;
@@ -260,6 +287,20 @@ public final class RedeqJournal implements SmartLifecycle {
 		}
 		catch (SQLException | RuntimeException ex) {
 			logger.debug("redeq journal could not check Redis for a loss of data: " + ex.getMessage());
+		}
+	}
+
+	private void reconcileQuietly() {
+		try {
+			int found = this.reconciler.reconcile();
+			if (found > 0) {
+				logger.warn("redeq journal found " + found + " job(s) journaled as running that Redis holds as dead "
+						+ "(their last attempt's lease expired: an instance crashed, was paused or hung); "
+						+ "journaled as DEAD");
+			}
+		}
+		catch (SQLException | RuntimeException ex) {
+			logger.debug("redeq journal could not look for jobs Redis buried: " + ex.getMessage());
 		}
 	}
 
