@@ -50,6 +50,10 @@ public final class RedeqJournal implements SmartLifecycle {
 
 	private final JournalRecovery recovery;
 
+	private final OutboxChanges outboxChanges;
+
+	private final JournalAdminChanges adminChanges;
+
 	private final Clock clock;
 
 	private final int phase;
@@ -84,6 +88,14 @@ public final class RedeqJournal implements SmartLifecycle {
 				settings.batchSize());
 		this.retention = new JournalRetention(dataSource, table, clock, settings.retention(), settings.batchSize());
 		this.recovery = new JournalRecovery(dataSource, table, client, restorer, marker, mapper);
+		this.outboxChanges = new OutboxChanges(dataSource, table, client, clock, settings.relayGrace(),
+				settings.batchSize());
+		this.adminChanges = new JournalAdminChanges(dataSource, table, writer, clock);
+	}
+
+	/** What records an operator's changes made through the admin. */
+	JournalAdminChanges adminChanges() {
+		return this.adminChanges;
 	}
 
 	/**
@@ -159,7 +171,7 @@ public final class RedeqJournal implements SmartLifecycle {
 	 * @throws SQLException if the database fails
 	 */
 	public int relayNow() throws SQLException {
-		return this.relay.relay(MAX_BATCHES_PER_RUN);
+		return this.relay.relay(MAX_BATCHES_PER_RUN) + this.outboxChanges.apply();
 	}
 
 	/**
@@ -233,7 +245,7 @@ public final class RedeqJournal implements SmartLifecycle {
 
 	private void relayQuietly() {
 		try {
-			int sent = this.relay.relay(MAX_BATCHES_PER_RUN);
+			int sent = relayNow();
 			if (sent > 0) {
 				logger.info("redeq journal sent " + sent + " job(s) whose send after commit had not happened");
 			}

@@ -99,7 +99,6 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 		Validate.topic(topic);
 		Validate.delay(topic, delay);
 		Job job = Job.builder(topic).id(JobIds.next()).payload(payload).delay(delay).build();
-		writeToOutbox(List.of(job));
 		deferred.schedule(job);
 		return Objects.requireNonNull(job.id());
 	}
@@ -113,7 +112,6 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 		Validate.topic(topic);
 		Validate.dueAt(topic, dueAt);
 		Job job = Job.builder(topic).id(JobIds.next()).payload(payload).dueAt(dueAt).build();
-		writeToOutbox(List.of(job));
 		deferred.schedule(job);
 		return Objects.requireNonNull(job.id());
 	}
@@ -125,7 +123,6 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 			return this.target.schedule(job);
 		}
 		Job withId = withId(job);
-		writeToOutbox(List.of(withId));
 		deferred.schedule(withId);
 		return Objects.requireNonNull(withId.id());
 	}
@@ -144,7 +141,6 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 			withIds.add(withId);
 			ids.add(Objects.requireNonNull(withId.id()));
 		}
-		writeToOutbox(withIds);
 		withIds.forEach(deferred::schedule);
 		return ids;
 	}
@@ -158,9 +154,6 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 		Validate.topic(topic);
 		Validate.id(topic, id);
 		boolean wasScheduledHere = deferred.dropScheduled(topic, id);
-		if (wasScheduledHere) {
-			discardFromOutbox(topic, id);
-		}
 		if (wasScheduledHere || isWaiting(topic, id, true)) {
 			// Also cancels a job that Redis already held under the same id before this
 			// transaction.
@@ -198,7 +191,6 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 			@Nullable Instant dueAt) {
 		List<Job> rescheduled = deferred.rescheduleScheduled(topic, id, delay, dueAt);
 		if (!rescheduled.isEmpty()) {
-			writeToOutbox(rescheduled);
 			return true;
 		}
 		if (isWaiting(topic, id, false)) {
@@ -235,29 +227,20 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 			.isPresent();
 	}
 
-	/** Writes jobs the transaction schedules to the outbox, if there is one. */
-	void writeToOutbox(List<Job> jobs) {
-		if (this.outbox != null) {
-			this.outbox.write(jobs);
-		}
-	}
-
 	/**
-	 * Marks a job the transaction scheduled and then cancelled, if there is an outbox.
+	 * The changes of the current transaction, or null outside one. Only an actual
+	 * transaction defers: a scope with synchronization but no transaction
+	 * ({@code SUPPORTS} or {@code NOT_SUPPORTED} without an outer one) has nothing to
+	 * commit or roll back, so its changes go to Redis at once, as outside any scope.
 	 */
-	void discardFromOutbox(String topic, String id) {
-		if (this.outbox != null) {
-			this.outbox.discard(topic, id);
-		}
-	}
-
 	@Nullable DeferredOperations deferred() {
-		if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+		if (!TransactionSynchronizationManager.isSynchronizationActive()
+				|| !TransactionSynchronizationManager.isActualTransactionActive()) {
 			return null;
 		}
 		DeferredOperations deferred = (DeferredOperations) TransactionSynchronizationManager.getResource(this);
 		if (deferred == null) {
-			deferred = new DeferredOperations(this, this.target);
+			deferred = new DeferredOperations(this, this.target, this.outbox);
 			TransactionSynchronizationManager.bindResource(this, deferred);
 			TransactionSynchronizationManager.registerSynchronization(deferred);
 		}
