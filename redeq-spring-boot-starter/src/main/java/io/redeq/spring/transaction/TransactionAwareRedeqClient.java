@@ -23,9 +23,8 @@ import io.redeq.schedule.JobIds;
 
 /**
  * A {@link RedeqClient} that holds back changes made inside a Spring transaction until it
- * commits: a rolled-back order never fires its timeout. Outside a transaction (no
- * transaction synchronization active on the calling thread) every call goes straight to
- * the target client.
+ * commits: a rolled-back order never fires its timeout. Outside a transaction (no actual
+ * transaction on the calling thread) every call goes straight to the target client.
  *
  * <p>
  * Inside a transaction:
@@ -39,6 +38,9 @@ import io.redeq.schedule.JobIds;
  * and nothing is deferred.</li>
  * <li>{@code find} reads Redis at once; it does not see jobs still waiting for the
  * commit.</li>
+ * <li>with an outbox (the journal), what the transaction changed is written to it just
+ * before the commit, in the transaction, so a change whose send after commit never
+ * happens is still applied later.</li>
  * <li>topic, id and delay are checked at the call; a payload that cannot be written, a
  * full queue or Redis being down surface as an exception from the commit (after the
  * transaction itself committed), and the other deferred changes are still applied.</li>
