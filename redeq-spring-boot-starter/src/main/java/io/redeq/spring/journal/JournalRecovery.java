@@ -80,7 +80,7 @@ final class JournalRecovery {
 
 	/** A job that was running when Redis lost it is pending too: it never finished. */
 	private static final String PENDING = "state IN ('" + JournalState.SCHEDULED + "', '" + JournalState.RUNNING
-			+ "', '" + JournalState.RETRYING + "')";
+			+ "', '" + JournalState.RETRYING + "', '" + JournalState.RESCHEDULING + "')";
 
 	private final DataSource dataSource;
 

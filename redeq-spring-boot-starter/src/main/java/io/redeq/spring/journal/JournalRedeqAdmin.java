@@ -4,20 +4,25 @@ import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import io.redeq.DeadJob;
 import io.redeq.RedeqAdmin;
 
 /**
  * The engine's admin, with {@link RedeqAdmin#recoverFromJournal()} answered by the
- * journal. A proxy rather than a class that delegates method by method: every other
- * operation, including those later versions add to {@link RedeqAdmin}, goes to the
- * engine's admin unchanged.
+ * journal, and the operations that change a job recorded in it: {@code promote},
+ * {@code requeueDead} and {@code requeueAllDead}. A proxy rather than a class that
+ * delegates method by method: every other operation, including those later versions add
+ * to {@link RedeqAdmin}, goes to the engine's admin unchanged. ({@code purgeDead} deletes
+ * dead jobs, whose rows are finished already.)
  */
 public final class JournalRedeqAdmin implements InvocationHandler {
 
-	private static final String RECOVER = "recoverFromJournal";
+	/** Dead jobs requeued per page by {@code requeueAllDead}. */
+	private static final int REQUEUE_PAGE = 200;
 
 	private final RedeqAdmin target;
 
@@ -50,11 +55,19 @@ public final class JournalRedeqAdmin implements InvocationHandler {
 
 	@Override
 	public @Nullable Object invoke(Object proxy, Method method, @Nullable Object[] args) throws Throwable {
-		if (method.getName().equals(RECOVER) && method.getParameterCount() == 0) {
+		String name = method.getName();
+		int arity = method.getParameterCount();
+		if (name.equals("recoverFromJournal") && arity == 0) {
 			return this.journal.recover();
 		}
-		if (method.getName().equals("toString") && method.getParameterCount() == 0) {
+		if (name.equals("toString") && arity == 0) {
 			return "JournalRedeqAdmin[" + this.target + "]";
+		}
+		if (args != null && arity == 2 && (name.equals("promote") || name.equals("requeueDead"))) {
+			return changeOne(name, (String) args[0], (String) args[1]);
+		}
+		if (args != null && arity == 1 && name.equals("requeueAllDead")) {
+			return requeueAllDead((String) args[0]);
 		}
 		try {
 			return method.invoke(this.target, args);
@@ -62,6 +75,52 @@ public final class JournalRedeqAdmin implements InvocationHandler {
 		catch (InvocationTargetException ex) {
 			throw ex.getCause();
 		}
+	}
+
+	private boolean changeOne(String operation, String topic, String id) {
+		JournalAdminChanges changes = this.journal.adminChanges();
+		changes.catchUp();
+		if (operation.equals("promote")) {
+			boolean promoted = this.target.promote(topic, id);
+			if (promoted) {
+				changes.promoted(topic, id);
+			}
+			return promoted;
+		}
+		boolean requeued = this.target.requeueDead(topic, id);
+		if (requeued) {
+			changes.requeued(topic, id);
+		}
+		return requeued;
+	}
+
+	/**
+	 * Requeues the topic's dead jobs one by one, so that each is recorded: the engine's
+	 * bulk requeue does not say which jobs it took. Bounded by the dead jobs there were
+	 * at the start, so jobs dying meanwhile cannot keep it going.
+	 */
+	private long requeueAllDead(String topic) {
+		JournalAdminChanges changes = this.journal.adminChanges();
+		changes.catchUp();
+		long budget = this.target.stats(topic).dead();
+		long requeued = 0;
+		while (requeued < budget) {
+			List<DeadJob> page = this.target.deadJobs(topic, 0, (int) Math.min(REQUEUE_PAGE, budget - requeued));
+			if (page.isEmpty()) {
+				break;
+			}
+			long before = requeued;
+			for (DeadJob dead : page) {
+				if (this.target.requeueDead(topic, dead.id())) {
+					changes.requeued(topic, dead.id());
+					requeued++;
+				}
+			}
+			if (requeued == before) {
+				break;
+			}
+		}
+		return requeued;
 	}
 
 }

@@ -9,6 +9,18 @@ public enum JournalState {
 	/** Written in the application's transaction; not yet known to be in Redis. */
 	OUTBOX(false),
 
+	/**
+	 * An application's transaction cancelled this job, scheduled before it; the cancel is
+	 * not yet known to be applied in Redis.
+	 */
+	CANCELLING(false),
+
+	/**
+	 * An application's transaction moved this job, scheduled before it, to the row's due
+	 * time; the move is not yet known to be applied in Redis.
+	 */
+	RESCHEDULING(false),
+
 	/** In Redis, waiting for its due time or a worker. */
 	SCHEDULED(false),
 

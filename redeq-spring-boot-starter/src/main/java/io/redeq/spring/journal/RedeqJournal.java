@@ -54,6 +54,10 @@ public final class RedeqJournal implements SmartLifecycle {
 
 	private final JournalReconciler reconciler;
 
+	private final OutboxChanges outboxChanges;
+
+	private final JournalAdminChanges adminChanges;
+
 	private final Clock clock;
 
 	private final int phase;
@@ -95,6 +99,14 @@ public final class RedeqJournal implements SmartLifecycle {
 		// likely have their outcome on its way.
 		this.reconciler = new JournalReconciler(dataSource, table, client, writer, clock,
 				settings.checkInterval().multipliedBy(2), settings.batchSize());
+		this.outboxChanges = new OutboxChanges(dataSource, table, client, clock, settings.relayGrace(),
+				settings.batchSize());
+		this.adminChanges = new JournalAdminChanges(dataSource, table, writer, clock);
+	}
+
+	/** What records an operator's changes made through the admin. */
+	JournalAdminChanges adminChanges() {
+		return this.adminChanges;
 	}
 
 	/**
@@ -191,7 +203,7 @@ public final class RedeqJournal implements SmartLifecycle {
 	 * @throws SQLException if the database fails
 	 */
 	public int relayNow() throws SQLException {
-		return this.relay.relay(MAX_BATCHES_PER_RUN);
+		return this.relay.relay(MAX_BATCHES_PER_RUN) + this.outboxChanges.apply();
 	}
 
 	/**
@@ -267,7 +279,7 @@ public final class RedeqJournal implements SmartLifecycle {
 
 	private void relayQuietly() {
 		try {
-			int sent = this.relay.relay(MAX_BATCHES_PER_RUN);
+			int sent = relayNow();
 			if (sent > 0) {
 				logger.info("redeq journal sent " + sent + " job(s) whose send after commit had not happened");
 			}

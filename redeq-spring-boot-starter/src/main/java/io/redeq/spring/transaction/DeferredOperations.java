@@ -35,6 +35,8 @@ final class DeferredOperations implements TransactionSynchronization {
 
 	private final RedeqClient target;
 
+	private final @Nullable TransactionalOutbox outbox;
+
 	private final List<Operation> operations = new ArrayList<>();
 
 	/**
@@ -49,9 +51,10 @@ final class DeferredOperations implements TransactionSynchronization {
 	 */
 	private final List<Runnable> settledAtCommit = new ArrayList<>();
 
-	DeferredOperations(Object key, RedeqClient target) {
+	DeferredOperations(Object key, RedeqClient target, @Nullable TransactionalOutbox outbox) {
 		this.key = key;
 		this.target = target;
+		this.outbox = outbox;
 	}
 
 	void schedule(Job job) {
@@ -141,6 +144,43 @@ final class DeferredOperations implements TransactionSynchronization {
 	@Override
 	public void resume() {
 		TransactionSynchronizationManager.bindResource(this.key, this);
+	}
+
+	/**
+	 * Writes what the transaction changed to the outbox, as the last step of the
+	 * transaction: the jobs it schedules as they stand now (a job scheduled and then
+	 * cancelled in it writes nothing, a rescheduled one its final due time, a delay
+	 * counts from here, about the commit), and the cancels and reschedules of jobs that
+	 * existed before it. Written this late, a row's age tells the relay how long ago its
+	 * transaction committed, not how long the transaction ran. A failed write throws, and
+	 * the transaction rolls back.
+	 */
+	@Override
+	public void beforeCommit(boolean readOnly) {
+		TransactionalOutbox outbox = this.outbox;
+		if (outbox == null || this.operations.isEmpty()) {
+			return;
+		}
+		List<Job> jobs = new ArrayList<>();
+		for (Operation operation : this.operations) {
+			if (operation instanceof Schedule schedule) {
+				jobs.add(schedule.job());
+			}
+		}
+		if (!jobs.isEmpty()) {
+			outbox.write(jobs);
+		}
+		long now = System.currentTimeMillis();
+		for (Operation operation : this.operations) {
+			if (operation instanceof Cancel cancel) {
+				outbox.cancel(cancel.topic(), cancel.id());
+			}
+			else if (operation instanceof Reschedule reschedule) {
+				Instant dueAt = (reschedule.dueAt() != null) ? reschedule.dueAt()
+						: Instant.ofEpochMilli(now).plus(Objects.requireNonNull(reschedule.delay()));
+				outbox.reschedule(reschedule.topic(), reschedule.id(), dueAt);
+			}
+		}
 	}
 
 	/**

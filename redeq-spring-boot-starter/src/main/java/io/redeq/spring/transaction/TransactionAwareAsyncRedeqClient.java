@@ -69,9 +69,7 @@ final class TransactionAwareAsyncRedeqClient implements AsyncRedeqClient {
 	}
 
 	private CompletableFuture<String> schedule(DeferredOperations deferred, Job job) {
-		// The outbox row is written in the transaction, on the caller's thread, as the
-		// transaction's connection is bound to it.
-		this.owner.writeToOutbox(List.of(job));
+		// The outbox row, if any, is written just before the commit (DeferredOperations).
 		CompletableFuture<String> result = new CompletableFuture<>();
 		deferred.schedule(job, result);
 		return result;
@@ -132,9 +130,6 @@ final class TransactionAwareAsyncRedeqClient implements AsyncRedeqClient {
 		Validate.topic(topic);
 		Validate.id(topic, id);
 		boolean droppedHere = deferred.dropScheduled(topic, id);
-		if (droppedHere) {
-			this.owner.discardFromOutbox(topic, id);
-		}
 		CompletableFuture<Boolean> result = new CompletableFuture<>();
 		deferred.add(new DeferredOperations.Cancel(topic, id, result, droppedHere));
 		return result;
@@ -174,7 +169,6 @@ final class TransactionAwareAsyncRedeqClient implements AsyncRedeqClient {
 		CompletableFuture<Boolean> result = new CompletableFuture<>();
 		List<Job> rescheduled = deferred.rescheduleScheduled(topic, id, delay, dueAt);
 		if (!rescheduled.isEmpty()) {
-			this.owner.writeToOutbox(rescheduled);
 			deferred.settleAtCommit(result, true);
 		}
 		else {

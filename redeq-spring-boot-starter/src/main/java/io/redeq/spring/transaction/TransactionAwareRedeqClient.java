@@ -23,9 +23,8 @@ import io.redeq.schedule.JobIds;
 
 /**
  * A {@link RedeqClient} that holds back changes made inside a Spring transaction until it
- * commits: a rolled-back order never fires its timeout. Outside a transaction (no
- * transaction synchronization active on the calling thread) every call goes straight to
- * the target client.
+ * commits: a rolled-back order never fires its timeout. Outside a transaction (no actual
+ * transaction on the calling thread) every call goes straight to the target client.
  *
  * <p>
  * Inside a transaction:
@@ -39,6 +38,9 @@ import io.redeq.schedule.JobIds;
  * and nothing is deferred.</li>
  * <li>{@code find} reads Redis at once; it does not see jobs still waiting for the
  * commit.</li>
+ * <li>with an outbox (the journal), what the transaction changed is written to it just
+ * before the commit, in the transaction, so a change whose send after commit never
+ * happens is still applied later.</li>
  * <li>topic, id and delay are checked at the call; a payload that cannot be written, a
  * full queue or Redis being down surface as an exception from the commit (after the
  * transaction itself committed), and the other deferred changes are still applied.</li>
@@ -99,7 +101,6 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 		Validate.topic(topic);
 		Validate.delay(topic, delay);
 		Job job = Job.builder(topic).id(JobIds.next()).payload(payload).delay(delay).build();
-		writeToOutbox(List.of(job));
 		deferred.schedule(job);
 		return Objects.requireNonNull(job.id());
 	}
@@ -113,7 +114,6 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 		Validate.topic(topic);
 		Validate.dueAt(topic, dueAt);
 		Job job = Job.builder(topic).id(JobIds.next()).payload(payload).dueAt(dueAt).build();
-		writeToOutbox(List.of(job));
 		deferred.schedule(job);
 		return Objects.requireNonNull(job.id());
 	}
@@ -125,7 +125,6 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 			return this.target.schedule(job);
 		}
 		Job withId = withId(job);
-		writeToOutbox(List.of(withId));
 		deferred.schedule(withId);
 		return Objects.requireNonNull(withId.id());
 	}
@@ -144,7 +143,6 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 			withIds.add(withId);
 			ids.add(Objects.requireNonNull(withId.id()));
 		}
-		writeToOutbox(withIds);
 		withIds.forEach(deferred::schedule);
 		return ids;
 	}
@@ -158,9 +156,6 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 		Validate.topic(topic);
 		Validate.id(topic, id);
 		boolean wasScheduledHere = deferred.dropScheduled(topic, id);
-		if (wasScheduledHere) {
-			discardFromOutbox(topic, id);
-		}
 		if (wasScheduledHere || isWaiting(topic, id, true)) {
 			// Also cancels a job that Redis already held under the same id before this
 			// transaction.
@@ -198,7 +193,6 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 			@Nullable Instant dueAt) {
 		List<Job> rescheduled = deferred.rescheduleScheduled(topic, id, delay, dueAt);
 		if (!rescheduled.isEmpty()) {
-			writeToOutbox(rescheduled);
 			return true;
 		}
 		if (isWaiting(topic, id, false)) {
@@ -235,29 +229,20 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 			.isPresent();
 	}
 
-	/** Writes jobs the transaction schedules to the outbox, if there is one. */
-	void writeToOutbox(List<Job> jobs) {
-		if (this.outbox != null) {
-			this.outbox.write(jobs);
-		}
-	}
-
 	/**
-	 * Marks a job the transaction scheduled and then cancelled, if there is an outbox.
+	 * The changes of the current transaction, or null outside one. Only an actual
+	 * transaction defers: a scope with synchronization but no transaction
+	 * ({@code SUPPORTS} or {@code NOT_SUPPORTED} without an outer one) has nothing to
+	 * commit or roll back, so its changes go to Redis at once, as outside any scope.
 	 */
-	void discardFromOutbox(String topic, String id) {
-		if (this.outbox != null) {
-			this.outbox.discard(topic, id);
-		}
-	}
-
 	@Nullable DeferredOperations deferred() {
-		if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+		if (!TransactionSynchronizationManager.isSynchronizationActive()
+				|| !TransactionSynchronizationManager.isActualTransactionActive()) {
 			return null;
 		}
 		DeferredOperations deferred = (DeferredOperations) TransactionSynchronizationManager.getResource(this);
 		if (deferred == null) {
-			deferred = new DeferredOperations(this, this.target);
+			deferred = new DeferredOperations(this, this.target, this.outbox);
 			TransactionSynchronizationManager.bindResource(this, deferred);
 			TransactionSynchronizationManager.registerSynchronization(deferred);
 		}

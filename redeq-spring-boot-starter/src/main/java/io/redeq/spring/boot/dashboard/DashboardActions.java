@@ -8,7 +8,8 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 import io.redeq.JobState;
-import io.redeq.Redeq;
+import io.redeq.RedeqAdmin;
+import io.redeq.RedeqClient;
 
 /**
  * Every action the dashboard offers, in one table: its name in the form, its button and
@@ -19,27 +20,32 @@ final class DashboardActions {
 
 	private final Map<String, Action> actions = new LinkedHashMap<>();
 
-	DashboardActions(Redeq redeq) {
+	/**
+	 * The actions, through the application's client and admin: with the journal on, those
+	 * record what an operator changes, so a cancelled job stays cancelled after a
+	 * recovery.
+	 */
+	DashboardActions(RedeqClient client, RedeqAdmin admin) {
 		add(new Action("cancel", "Cancel", true, "Cancel this job? It will not run.",
-				(topic, id) -> redeq.client().cancel(topic, id) ? "Cancelled job " + id
+				(topic, id) -> client.cancel(topic, id) ? "Cancelled job " + id
 						: "Job " + id + " was no longer waiting; nothing cancelled"));
 		add(new Action("requeue", "Requeue", true, null,
-				(topic, id) -> redeq.admin().requeueDead(topic, id) ? "Requeued dead job " + id + ": it is ready now"
+				(topic, id) -> admin.requeueDead(topic, id) ? "Requeued dead job " + id + ": it is ready now"
 						: "Job " + id + " is no longer dead; nothing requeued"));
 		add(new Action("requeue-all", "Requeue all dead", false, "Requeue every dead job of this topic?",
-				(topic, id) -> "Requeued " + redeq.admin().requeueAllDead(topic) + " dead jobs of " + topic));
+				(topic, id) -> "Requeued " + admin.requeueAllDead(topic) + " dead jobs of " + topic));
 		add(new Action("purge", "Purge dead", false, "Delete every dead job of this topic for good?",
-				(topic, id) -> "Purged " + redeq.admin().purgeDead(topic) + " dead jobs of " + topic));
-		add(new Action("promote", "Run now", true, null, (topic, id) -> redeq.admin().promote(topic, id)
+				(topic, id) -> "Purged " + admin.purgeDead(topic) + " dead jobs of " + topic));
+		add(new Action("promote", "Run now", true, null, (topic, id) -> admin.promote(topic, id)
 				? "Job " + id + " is due now" : "Job " + id + " was no longer delayed; nothing promoted"));
 		add(new Action("pause", "Pause", false,
 				"Pause this topic? Consumers on every instance stop claiming its jobs; scheduling goes on.",
 				(topic, id) -> {
-					redeq.admin().pause(topic);
+					admin.pause(topic);
 					return "Paused " + topic + ": no instance claims its jobs until it is resumed";
 				}));
 		add(new Action("resume", "Resume", false, null, (topic, id) -> {
-			redeq.admin().resume(topic);
+			admin.resume(topic);
 			return "Resumed " + topic;
 		}));
 	}

@@ -22,6 +22,8 @@ import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
 
 import io.redeq.Redeq;
+import io.redeq.RedeqAdmin;
+import io.redeq.RedeqClient;
 import io.redeq.RedeqException;
 import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
 
@@ -67,10 +69,24 @@ public final class DashboardRoutes {
 	private final Layout layout;
 
 	public DashboardRoutes(Redeq redeq, @Nullable RedeqListenerEndpointRegistry listeners, DashboardSettings settings) {
+		this(redeq, redeq.client(), redeq.admin(), listeners, settings);
+	}
+
+	/**
+	 * Routes whose actions go through the application's client and admin (with the
+	 * journal on, the journaling ones), so that what an operator changes is recorded.
+	 * @param redeq the engine, for what the pages read
+	 * @param client the client the cancel action uses
+	 * @param admin the admin the other actions use
+	 * @param listeners the listener registry, or null
+	 * @param settings the dashboard's settings
+	 */
+	public DashboardRoutes(Redeq redeq, RedeqClient client, RedeqAdmin admin,
+			@Nullable RedeqListenerEndpointRegistry listeners, DashboardSettings settings) {
 		this.redeq = redeq;
 		this.settings = settings;
 		this.guard = new ActionGuard(settings);
-		this.actions = new DashboardActions(redeq);
+		this.actions = new DashboardActions(client, admin);
 		this.layout = new Layout(redeq);
 		this.overview = new OverviewPage(redeq, this.layout);
 		this.topic = new TopicPage(redeq, this.layout, this.actions);

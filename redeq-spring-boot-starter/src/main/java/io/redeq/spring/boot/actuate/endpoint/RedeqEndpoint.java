@@ -18,6 +18,7 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 import io.redeq.DeadJob;
 import io.redeq.Redeq;
+import io.redeq.RedeqAdmin;
 import io.redeq.RedeqOptions;
 import io.redeq.RedeqSnapshot;
 import io.redeq.SubscriptionOptions;
@@ -55,10 +56,24 @@ public class RedeqEndpoint {
 
 	private final Redeq redeq;
 
+	private final RedeqAdmin admin;
+
 	private final @Nullable RedeqListenerEndpointRegistry listeners;
 
 	public RedeqEndpoint(Redeq redeq, @Nullable RedeqListenerEndpointRegistry listeners) {
+		this(redeq, redeq.admin(), listeners);
+	}
+
+	/**
+	 * An endpoint whose operations go through the application's admin (with the journal
+	 * on, the journaling one), so that what an operator changes is recorded.
+	 * @param redeq the engine, for its snapshot
+	 * @param admin the admin the operations use
+	 * @param listeners the listener registry, or null
+	 */
+	public RedeqEndpoint(Redeq redeq, RedeqAdmin admin, @Nullable RedeqListenerEndpointRegistry listeners) {
 		this.redeq = redeq;
+		this.admin = admin;
 		this.listeners = listeners;
 	}
 
@@ -69,7 +84,7 @@ public class RedeqEndpoint {
 		Set<String> names = new TreeSet<>(snapshot.topics().keySet());
 		if (snapshot.redisReachable()) {
 			try {
-				names.addAll(this.redeq.admin().topics());
+				names.addAll(this.admin.topics());
 			}
 			catch (RuntimeException ex) {
 				// The snapshot's topics are enough; it already says whether Redis
@@ -95,8 +110,7 @@ public class RedeqEndpoint {
 			return List.of();
 		}
 		try {
-			return this.redeq.admin()
-				.recurring()
+			return this.admin.recurring()
 				.stream()
 				.map((job) -> new RecurringDescriptor(job.topic(), job.id(), job.cron(),
 						(job.every() != null) ? job.every().toString() : null, job.zone().getId(), job.missed().name(),
@@ -140,8 +154,8 @@ public class RedeqEndpoint {
 	public DeadJobsDescriptor deadJobs(@Selector String topic, @Nullable Integer offset, @Nullable Integer limit) {
 		int from = (offset != null) ? offset : 0;
 		int size = (limit != null) ? limit : DEFAULT_LIMIT;
-		List<DeadJob> jobs = invalidAsBadRequest(() -> this.redeq.admin().deadJobs(topic, from, size));
-		long dead = this.redeq.admin().stats(topic).dead();
+		List<DeadJob> jobs = invalidAsBadRequest(() -> this.admin.deadJobs(topic, from, size));
+		long dead = this.admin.stats(topic).dead();
 		return new DeadJobsDescriptor(topic, dead, from, size,
 				jobs.stream()
 					.map((job) -> new DeadJobDescriptor(job.id(), job.payload(), job.attempts(), job.lastError(),
@@ -153,15 +167,15 @@ public class RedeqEndpoint {
 	public DeadJobsActionResult deadJobsAction(@Selector String topic, String action) {
 		return switch (action) {
 			case "requeue" -> new DeadJobsActionResult(topic, null, action,
-					invalidAsBadRequest(() -> this.redeq.admin().requeueAllDead(topic)));
-			case "purge" -> new DeadJobsActionResult(topic, null, action,
-					invalidAsBadRequest(() -> this.redeq.admin().purgeDead(topic)));
+					invalidAsBadRequest(() -> this.admin.requeueAllDead(topic)));
+			case "purge" ->
+				new DeadJobsActionResult(topic, null, action, invalidAsBadRequest(() -> this.admin.purgeDead(topic)));
 			case "pause" -> new DeadJobsActionResult(topic, null, action, invalidAsBadRequest(() -> {
-				this.redeq.admin().pause(topic);
+				this.admin.pause(topic);
 				return 1L;
 			}));
 			case "resume" -> new DeadJobsActionResult(topic, null, action, invalidAsBadRequest(() -> {
-				this.redeq.admin().resume(topic);
+				this.admin.resume(topic);
 				return 1L;
 			}));
 			default -> throw new InvalidEndpointRequestException(
@@ -174,9 +188,9 @@ public class RedeqEndpoint {
 	@WriteOperation
 	public DeadJobsActionResult deadJobAction(@Selector String topic, @Selector String id, String action) {
 		boolean done = switch (action) {
-			case "requeue" -> invalidAsBadRequest(() -> this.redeq.admin().requeueDead(topic, id));
-			case "promote" -> invalidAsBadRequest(() -> this.redeq.admin().promote(topic, id));
-			case "cancel-recurring" -> invalidAsBadRequest(() -> this.redeq.admin().cancelRecurring(topic, id));
+			case "requeue" -> invalidAsBadRequest(() -> this.admin.requeueDead(topic, id));
+			case "promote" -> invalidAsBadRequest(() -> this.admin.promote(topic, id));
+			case "cancel-recurring" -> invalidAsBadRequest(() -> this.admin.cancelRecurring(topic, id));
 			default -> throw new InvalidEndpointRequestException(
 					"Unknown action '" + action + "' for job '" + id + "' of topic '" + topic
 							+ "'; use \"requeue\", \"promote\" or \"cancel-recurring\"",

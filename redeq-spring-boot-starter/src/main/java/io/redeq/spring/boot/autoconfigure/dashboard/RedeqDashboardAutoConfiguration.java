@@ -12,6 +12,8 @@ import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.ServerResponse;
 
 import io.redeq.Redeq;
+import io.redeq.RedeqAdmin;
+import io.redeq.RedeqClient;
 import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
 import io.redeq.spring.boot.autoconfigure.RedeqProperties;
 import io.redeq.spring.boot.dashboard.DashboardRoutes;
@@ -38,11 +40,14 @@ public final class RedeqDashboardAutoConfiguration {
 
 	@Bean
 	RouterFunction<ServerResponse> redeqDashboardRoutes(Redeq redeq, RedeqProperties properties,
+			ObjectProvider<RedeqClient> client, ObjectProvider<RedeqAdmin> admin,
 			ObjectProvider<RedeqListenerEndpointRegistry> listeners, ListableBeanFactory beans) {
 		RedeqProperties.Dashboard dashboard = properties.getDashboard();
 		DashboardSettings settings = DashboardSettings.of(dashboard.getPath(), dashboard.isReadOnly(),
 				dashboard.getActionRole(), beans.containsBean(SECURITY_FILTER_CHAIN));
-		return new DashboardRoutes(redeq, listeners.getIfUnique(), settings).routes();
+		return new DashboardRoutes(redeq, client.getIfUnique(redeq::client), admin.getIfUnique(redeq::admin),
+				listeners.getIfUnique(), settings)
+			.routes();
 	}
 
 }

@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 import io.redeq.Redeq;
+import io.redeq.RedeqAdmin;
 import io.redeq.spring.boot.actuate.endpoint.RedeqEndpoint;
 import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
 import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
@@ -29,8 +30,9 @@ public final class RedeqEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RedeqEndpoint redeqEndpoint(Redeq redeq, ObjectProvider<RedeqListenerEndpointRegistry> listeners) {
-		return new RedeqEndpoint(redeq, listeners.getIfUnique());
+	RedeqEndpoint redeqEndpoint(Redeq redeq, ObjectProvider<RedeqAdmin> admin,
+			ObjectProvider<RedeqListenerEndpointRegistry> listeners) {
+		return new RedeqEndpoint(redeq, admin.getIfUnique(redeq::admin), listeners.getIfUnique());
 	}
 
 }
