@@ -37,25 +37,22 @@ import io.redeq.JobView;
 import io.redeq.Redeq;
 import io.redeq.RedeqAdmin;
 import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
+import io.redeq.test.ChromiumBinaries;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The dashboard in a real browser (Debian's headless Chromium through its chromedriver),
+ * The dashboard in a real browser (headless Chromium through its chromedriver, where
+ * {@link ChromiumBinaries} finds them: Debian's packages or, on macOS, Homebrew's),
  * against the example application on a random port with its own redis-server: the pages
  * show the numbers Redis holds, and requeueing a dead reminder from the dead-letter page
  * shows it READY. Screenshots go to {@code target/dashboard-screenshots/}.
  */
 @RedisTest
 class DashboardBrowserIntegrationTests {
-
-	private static final Path CHROMIUM = Paths.get("/usr/bin/chromium");
-
-	private static final Path CHROMEDRIVER = Paths.get("/usr/bin/chromedriver");
 
 	private static final Path SCREENSHOTS = Paths.get("target", "dashboard-screenshots");
 
@@ -77,10 +74,9 @@ class DashboardBrowserIntegrationTests {
 
 	@BeforeEach
 	void start() throws IOException {
-		if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(CHROMEDRIVER)) {
-			fail("The dashboard's browser test needs Debian's chromium and chromium-driver: "
-					+ "apt-get install -y chromium chromium-driver");
-		}
+		// Both fail with the command that installs them when they are missing.
+		Path chromium = ChromiumBinaries.requireBrowser();
+		Path chromedriver = ChromiumBinaries.requireDriver();
 		this.app = new SpringApplicationBuilder(ExampleApplication.class).run("--server.port=0",
 				"--spring.data.redis.host=" + this.redis.host(), "--spring.data.redis.port=" + this.redis.port(),
 				"--redeq.example.embedded-redis=never", "--redeq.dashboard.enabled=true",
@@ -92,11 +88,11 @@ class DashboardBrowserIntegrationTests {
 		ChromeOptions options = new ChromeOptions();
 		// Both paths explicit: Selenium Manager then never looks for, or downloads, a
 		// browser.
-		options.setBinary(CHROMIUM.toFile());
+		options.setBinary(chromium.toFile());
 		options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 				"--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
 				"--user-data-dir=" + this.profile.toAbsolutePath());
-		ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
+		ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(chromedriver.toFile())
 			.usingAnyFreePort()
 			.build();
 		this.browser = new ChromeDriver(service, options);

@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -206,10 +205,6 @@ public abstract class LocalDatabaseProcess implements AutoCloseable {
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not hand " + root + " to user " + user, ex);
 		}
-	}
-
-	static Optional<Path> onPath(String binary) {
-		return RedisBinaries.onPath(binary, System.getenv("PATH"));
 	}
 
 	static List<String> command(String... parts) {

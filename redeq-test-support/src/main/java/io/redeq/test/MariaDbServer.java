@@ -25,6 +25,14 @@ public final class MariaDbServer extends LocalDatabaseProcess {
 	/** The database tests connect to. */
 	public static final String DATABASE = "redeq";
 
+	/** The commands that install the server. */
+	static final String INSTALL = "sudo apt-get install mariadb-server (Debian/Ubuntu) or brew install mariadb (macOS)";
+
+	/** Debian's and Homebrew's directories (relative to the root), after the PATH. */
+	private static final List<String> USUAL_DIRS = List.of("usr/sbin", "usr/bin", "opt/homebrew/bin",
+			"opt/homebrew/sbin", "usr/local/bin", "usr/local/sbin", "opt/homebrew/opt/mariadb/bin",
+			"usr/local/opt/mariadb/bin");
+
 	private final Path server;
 
 	private final Path installDb;
@@ -32,8 +40,9 @@ public final class MariaDbServer extends LocalDatabaseProcess {
 	/** Finds the binaries; nothing runs until {@link #start()}. */
 	public MariaDbServer() {
 		super("mariadb");
-		this.server = find("mariadbd", "/usr/sbin/mariadbd");
-		this.installDb = find("mariadb-install-db", "/usr/bin/mariadb-install-db");
+		ProgramLocations where = ProgramLocations.system();
+		this.server = require("mariadbd", where);
+		this.installDb = require("mariadb-install-db", where);
 	}
 
 	/**
@@ -54,13 +63,17 @@ public final class MariaDbServer extends LocalDatabaseProcess {
 		return "jdbc:mariadb://" + HOST + ":" + port() + "/" + DATABASE;
 	}
 
-	private static Path find(String binary, String usual) {
-		Optional<Path> found = onPath(binary);
-		if (found.isEmpty() && Files.isExecutable(Path.of(usual))) {
-			found = Optional.of(Path.of(usual));
-		}
-		return found.orElseThrow(() -> new DatabaseNotAvailableException("MariaDB binary '" + binary
-				+ "' not found on PATH or at " + usual + "; install it: sudo apt-get install mariadb-server"));
+	/**
+	 * A MariaDB program on the {@code PATH}, else where Debian ({@code mariadbd} in
+	 * {@code /usr/sbin}) or Homebrew installs it.
+	 */
+	static Optional<Path> find(String program, ProgramLocations where) {
+		return where.find(program, USUAL_DIRS);
+	}
+
+	private static Path require(String program, ProgramLocations where) {
+		return find(program, where).orElseThrow(() -> new DatabaseNotAvailableException("MariaDB program '" + program
+				+ "' not found on PATH or in " + String.join(", ", USUAL_DIRS) + "; install it: " + INSTALL));
 	}
 
 	@Override

@@ -1,13 +1,10 @@
 package io.redeq.test;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Stream;
 
 /**
  * A real PostgreSQL server for tests: {@code initdb} into a temp dir, then
@@ -25,8 +22,10 @@ import java.util.stream.Stream;
  * PostgreSQL refuses to run as root: when the JVM runs as root, the server and
  * {@code initdb} run as the OS user {@code postgres} (through {@code setpriv}, which
  * keeps the PID, so {@link #stop()} signals the server itself). Binaries: the directory
- * in {@value #BIN_ENV}, else the newest {@code /usr/lib/postgresql/<version>/bin}, else
- * {@code initdb} on {@code PATH}.
+ * in {@value #BIN_ENV}, else the newest {@code /usr/lib/postgresql/<version>/bin}
+ * (Debian), else the newest Homebrew {@code postgresql@<version>} (under
+ * {@code /opt/homebrew/opt} or {@code /usr/local/opt}), else {@code initdb} on
+ * {@code PATH} or in Homebrew's {@code bin}.
  */
 public final class PostgresServer extends LocalDatabaseProcess {
 
@@ -43,6 +42,13 @@ public final class PostgresServer extends LocalDatabaseProcess {
 	public static final String DATABASE = "postgres";
 
 	private static final String OS_USER = "postgres";
+
+	/** Where {@link #findBinaries} looks after {@value #BIN_ENV}, for messages. */
+	static final String SEARCHED = "/usr/lib/postgresql/*/bin, /opt/homebrew/opt/postgresql@*/bin, "
+			+ "/usr/local/opt/postgresql@*/bin, PATH, /opt/homebrew/bin or /usr/local/bin";
+
+	/** The commands that install the server binaries. */
+	static final String INSTALL = "sudo apt-get install postgresql (Debian/Ubuntu) or brew install postgresql@17 (macOS)";
 
 	private final Path bin;
 
@@ -75,44 +81,31 @@ public final class PostgresServer extends LocalDatabaseProcess {
 	 * @return the directory holding {@code initdb} and {@code postgres}
 	 */
 	public static Path requireBinaries() {
-		return findBinaries().orElseThrow(() -> new DatabaseNotAvailableException(
-				"PostgreSQL server binaries (initdb, postgres) not found in " + BIN_ENV
-						+ ", /usr/lib/postgresql/*/bin or on PATH; install them: sudo apt-get install postgresql"));
+		return findBinaries(ProgramLocations.system()).orElseThrow(
+				() -> new DatabaseNotAvailableException("PostgreSQL server binaries (initdb, postgres) not found in "
+						+ BIN_ENV + ", " + SEARCHED + "; install them: " + INSTALL));
 	}
 
-	static Optional<Path> findBinaries() {
-		String configured = System.getenv(BIN_ENV);
-		if (configured != null && !configured.isBlank()) {
+	static Optional<Path> findBinaries(ProgramLocations where) {
+		String configured = where.env(BIN_ENV);
+		if (configured != null) {
 			return Optional.of(Path.of(configured)).filter(PostgresServer::holdsServer);
 		}
-		Path versions = Path.of("/usr/lib/postgresql");
-		if (Files.isDirectory(versions)) {
-			try (Stream<Path> dirs = Files.list(versions)) {
-				Optional<Path> newest = dirs.map((dir) -> dir.resolve("bin"))
-					.filter(PostgresServer::holdsServer)
-					.max(Comparator.comparing(PostgresServer::majorVersion));
-				if (newest.isPresent()) {
-					return newest;
-				}
-			}
-			catch (IOException ex) {
-				throw new UncheckedIOException(ex);
-			}
+		List<Path> versioned = new ArrayList<>(where.versionedBins("usr/lib/postgresql", "*"));
+		for (String homebrew : List.of("opt/homebrew/opt", "usr/local/opt")) {
+			versioned.addAll(where.versionedBins(homebrew, "postgresql{,@*}"));
 		}
-		return onPath("initdb").map(Path::getParent).filter(PostgresServer::holdsServer);
+		Optional<Path> installed = versioned.stream().filter(PostgresServer::holdsServer).findFirst();
+		if (installed.isPresent()) {
+			return installed;
+		}
+		return where.find("initdb", ProgramLocations.HOMEBREW_BINS)
+			.map(Path::getParent)
+			.filter(PostgresServer::holdsServer);
 	}
 
 	private static boolean holdsServer(Path bin) {
 		return Files.isExecutable(bin.resolve("initdb")) && Files.isExecutable(bin.resolve("postgres"));
-	}
-
-	private static int majorVersion(Path bin) {
-		try {
-			return Integer.parseInt(bin.getParent().getFileName().toString());
-		}
-		catch (NumberFormatException ex) {
-			return 0;
-		}
 	}
 
 	@Override

@@ -1,10 +1,9 @@
 package io.redeq.test;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
@@ -13,14 +12,19 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>
  * Order: the {@value #SERVER_ENV} environment variable (a path to {@code redis-server}),
- * then {@code redis-server} on {@code PATH}. {@code redis-cli} is looked for next to the
- * server binary first, so a custom build brings its own matching CLI, then on
- * {@code PATH}.
+ * then {@code redis-server} on {@code PATH}, then where Debian and Homebrew install it
+ * ({@code /usr/bin}, {@code /opt/homebrew/bin}, {@code /usr/local/bin}).
+ * {@code redis-cli} is looked for next to the server binary first, so a custom build
+ * brings its own matching CLI, then in the same places.
  */
 public final class RedisBinaries {
 
 	/** Environment variable naming the {@code redis-server} binary to use. */
 	public static final String SERVER_ENV = "REDEQ_REDIS_SERVER";
+
+	/** Debian's and Homebrew's directories, after the {@code PATH}. */
+	private static final List<String> USUAL_DIRS = List.of("usr/bin", ProgramLocations.HOMEBREW_BINS.get(0),
+			ProgramLocations.HOMEBREW_BINS.get(1));
 
 	private static volatile Boolean dockerAvailable;
 
@@ -29,12 +33,12 @@ public final class RedisBinaries {
 
 	/** The {@code redis-server} binary to run, if one can be found. */
 	public static Optional<Path> redisServer() {
-		return findRedisServer(System.getenv());
+		return findRedisServer(ProgramLocations.system());
 	}
 
 	/** The {@code redis-cli} binary to run, if one can be found. */
 	public static Optional<Path> redisCli() {
-		return findRedisCli(System.getenv());
+		return findRedisCli(ProgramLocations.system());
 	}
 
 	/**
@@ -42,13 +46,15 @@ public final class RedisBinaries {
 	 */
 	public static Path requireRedisServer() {
 		return redisServer().orElseThrow(() -> new RedisNotAvailableException(
-				"No redis-server binary found on PATH and " + SERVER_ENV + " is not set. " + installHint()));
+				"No redis-server binary found on PATH, in /usr/bin, /opt/homebrew/bin or /usr/local/bin, and "
+						+ SERVER_ENV + " is not set. " + installHint()));
 	}
 
 	/** The {@code redis-cli} binary, or an exception that says how to install Redis. */
 	public static Path requireRedisCli() {
 		return redisCli().orElseThrow(() -> new RedisNotAvailableException(
-				"No redis-cli binary found next to redis-server or on PATH. " + installHint()));
+				"No redis-cli binary found next to redis-server, on PATH, in /usr/bin, /opt/homebrew/bin or /usr/local/bin. "
+						+ installHint()));
 	}
 
 	/**
@@ -75,9 +81,9 @@ public final class RedisBinaries {
 				+ "on the test classpath also works for single-server tests.";
 	}
 
-	static Optional<Path> findRedisServer(Map<String, String> env) {
-		String configured = env.get(SERVER_ENV);
-		if (configured != null && !configured.isBlank()) {
+	static Optional<Path> findRedisServer(ProgramLocations where) {
+		String configured = where.env(SERVER_ENV);
+		if (configured != null) {
 			Path path = Path.of(configured);
 			// Fail loudly: silently falling back to another redis-server would hide a
 			// typo.
@@ -87,28 +93,13 @@ public final class RedisBinaries {
 			}
 			return Optional.of(path);
 		}
-		return onPath("redis-server", env.get("PATH"));
+		return where.find("redis-server", USUAL_DIRS);
 	}
 
-	static Optional<Path> findRedisCli(Map<String, String> env) {
-		Optional<Path> sibling = findRedisServer(env).map((server) -> server.resolveSibling("redis-cli"))
+	static Optional<Path> findRedisCli(ProgramLocations where) {
+		Optional<Path> sibling = findRedisServer(where).map((server) -> server.resolveSibling("redis-cli"))
 			.filter(Files::isExecutable);
-		return sibling.isPresent() ? sibling : onPath("redis-cli", env.get("PATH"));
-	}
-
-	static Optional<Path> onPath(String name, String path) {
-		if (path == null) {
-			return Optional.empty();
-		}
-		for (String dir : path.split(File.pathSeparator)) {
-			if (!dir.isEmpty()) {
-				Path candidate = Path.of(dir, name);
-				if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-					return Optional.of(candidate);
-				}
-			}
-		}
-		return Optional.empty();
+		return sibling.isPresent() ? sibling : where.find("redis-cli", USUAL_DIRS);
 	}
 
 	private static boolean runsSuccessfully(String... command) {

@@ -1,5 +1,6 @@
 package io.redeq.test;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
@@ -15,9 +16,21 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 class RedisBinariesTests {
 
 	@Test
-	void findsNothingOnAnEmptyPath(@TempDir Path emptyDir) {
-		assertThat(RedisBinaries.findRedisServer(Map.of("PATH", emptyDir.toString()))).isEmpty();
-		assertThat(RedisBinaries.findRedisServer(Map.of())).isEmpty();
+	void findsNothingOnAnEmptyPathAndAnEmptyRoot(@TempDir Path emptyDir) {
+		assertThat(RedisBinaries.findRedisServer(where(Map.of("PATH", emptyDir.toString()), emptyDir))).isEmpty();
+		assertThat(RedisBinaries.findRedisServer(where(Map.of(), emptyDir))).isEmpty();
+	}
+
+	@Test
+	void findsHomebrewsRedisWhenThePathLacksIt(@TempDir Path root, @TempDir Path emptyDir) throws Exception {
+		Files.createDirectories(root.resolve("opt/homebrew/bin"));
+		Path server = executable(root.resolve("opt/homebrew/bin/redis-server"));
+		Path cli = executable(root.resolve("opt/homebrew/bin/redis-cli"));
+
+		ProgramLocations where = where(Map.of("PATH", emptyDir.toString()), root);
+
+		assertThat(RedisBinaries.findRedisServer(where)).contains(server);
+		assertThat(RedisBinaries.findRedisCli(where)).contains(cli);
 	}
 
 	@Test
@@ -27,8 +40,8 @@ class RedisBinariesTests {
 
 		Map<String, String> env = Map.of("PATH", "/nonexistent:" + dir);
 
-		assertThat(RedisBinaries.findRedisServer(env)).contains(server);
-		assertThat(RedisBinaries.findRedisCli(env)).contains(cli);
+		assertThat(RedisBinaries.findRedisServer(where(env, dir))).contains(server);
+		assertThat(RedisBinaries.findRedisCli(where(env, dir))).contains(cli);
 	}
 
 	@Test
@@ -38,15 +51,16 @@ class RedisBinariesTests {
 
 		Map<String, String> env = Map.of(RedisBinaries.SERVER_ENV, custom.toString(), "PATH", "/usr/bin:/bin");
 
-		assertThat(RedisBinaries.findRedisServer(env)).contains(custom);
-		assertThat(RedisBinaries.findRedisCli(env)).contains(cli);
+		assertThat(RedisBinaries.findRedisServer(where(env, dir))).contains(custom);
+		assertThat(RedisBinaries.findRedisCli(where(env, dir))).contains(cli);
 	}
 
 	@Test
 	void environmentVariableNamingNoBinaryFailsWithInstallHint(@TempDir Path dir) {
 		Map<String, String> env = Map.of(RedisBinaries.SERVER_ENV, dir.resolve("missing").toString());
 
-		assertThatExceptionOfType(RedisNotAvailableException.class).isThrownBy(() -> RedisBinaries.findRedisServer(env))
+		assertThatExceptionOfType(RedisNotAvailableException.class)
+			.isThrownBy(() -> RedisBinaries.findRedisServer(where(env, dir)))
 			.withMessageContaining(RedisBinaries.SERVER_ENV)
 			.withMessageContaining("sudo apt-get install redis-server")
 			.withMessageContaining("brew install redis");
@@ -59,8 +73,12 @@ class RedisBinariesTests {
 		}
 	}
 
+	private static ProgramLocations where(Map<String, String> env, Path root) {
+		return new ProgramLocations(env, root);
+	}
+
 	private static Path executable(Path path) throws Exception {
-		java.nio.file.Files.writeString(path, "#!/bin/sh\n");
+		Files.writeString(path, "#!/bin/sh\n");
 		assertThat(path.toFile().setExecutable(true)).isTrue();
 		return path;
 	}

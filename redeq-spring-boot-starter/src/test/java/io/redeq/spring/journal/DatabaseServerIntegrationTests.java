@@ -1,4 +1,4 @@
-package io.redeq.test;
+package io.redeq.spring.journal;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -8,11 +8,17 @@ import java.sql.Statement;
 
 import org.junit.jupiter.api.Test;
 
+import io.redeq.test.MariaDbServer;
+import io.redeq.test.PostgresServer;
+import io.redeq.test.TcpPorts;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The database servers the journal tests use: each starts as this JVM's own process on a
- * free port, keeps its data across a stop and a start, and is gone after close.
+ * The database servers the journal tests use (from the test support, tested here, with
+ * the journal, so that the test support's own tests need Redis alone): each starts as
+ * this JVM's own process on a free port, keeps its data across a stop and a start, and is
+ * gone after close.
  */
 class DatabaseServerIntegrationTests {
 
