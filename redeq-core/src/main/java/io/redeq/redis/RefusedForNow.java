@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
 final class RefusedForNow {
 
 	private static final Set<String> CODES = Set.of("OOM", "LOADING", "READONLY", "MASTERDOWN", "CLUSTERDOWN",
-			"TRYAGAIN", "BUSY", "NOREPLICAS", "MISCONF");
+			"TRYAGAIN", "BUSY", "NOREPLICAS", "MISCONF", "UNBLOCKED");
 
 	/**
 	 * Redis 6.2 reports the error of a command a script called inside its own:
