@@ -14,6 +14,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.ObjectMapper;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
 
 import io.redeq.RedeqClient;
@@ -28,9 +29,12 @@ import io.redeq.spring.transaction.TransactionalOutbox;
  * <p>
  * Its lifecycle phase is below the engine's, so it starts before the engine (the relay
  * sends what earlier runs left unsent at once) and stops after it (the last outcomes of
- * the workers are still written).
+ * the workers are still written). Its threads also end when the context is destroyed
+ * without a stop: Spring destroys the beans of a refresh that fails after the journal
+ * started (a later lifecycle bean failing to start, say) without stopping the ones it
+ * started.
  */
-public final class RedeqJournal implements SmartLifecycle {
+public final class RedeqJournal implements SmartLifecycle, DisposableBean {
 
 	private static final Log logger = LogFactory.getLog(RedeqJournal.class);
 
@@ -219,6 +223,16 @@ public final class RedeqJournal implements SmartLifecycle {
 			Thread.currentThread().interrupt();
 		}
 		this.writer.stop(STOP_TIMEOUT);
+	}
+
+	/**
+	 * Stops the journal's threads if {@link #stop()} has not: a refresh that failed after
+	 * {@link #start()} destroys the beans without stopping them. Does nothing after a
+	 * stop.
+	 */
+	@Override
+	public void destroy() {
+		stop();
 	}
 
 	@Override
