@@ -29,10 +29,8 @@ import io.redeq.spring.transaction.TransactionalOutbox;
  * <p>
  * Its lifecycle phase is below the engine's, so it starts before the engine (the relay
  * sends what earlier runs left unsent at once) and stops after it (the last outcomes of
- * the workers are still written). Its threads also end when the context is destroyed
- * without a stop: Spring destroys the beans of a refresh that fails after the journal
- * started (a later lifecycle bean failing to start, say) without stopping the ones it
- * started.
+ * the workers are still written). Its threads also end when its bean is destroyed without
+ * a stop, so that they never outlive the context that made them.
  */
 public final class RedeqJournal implements SmartLifecycle, DisposableBean {
 
@@ -226,9 +224,10 @@ public final class RedeqJournal implements SmartLifecycle, DisposableBean {
 	}
 
 	/**
-	 * Stops the journal's threads if {@link #stop()} has not: a refresh that failed after
-	 * {@link #start()} destroys the beans without stopping them. Does nothing after a
-	 * stop.
+	 * Stops the journal's threads if {@link #stop()} has not. Spring Framework stops the
+	 * lifecycle beans it started when a refresh fails after them, and on close; this
+	 * covers a bean factory destroyed without its lifecycle processor. Does nothing after
+	 * a stop.
 	 */
 	@Override
 	public void destroy() {

@@ -15,6 +15,7 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -28,8 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The journal's threads ({@code redeq-journal}, {@code redeq-journal-writer}) end with
- * the context: when it closes, and when its refresh fails after the journal started,
- * where Spring destroys the beans without stopping the lifecycle beans it started.
+ * the context: when it closes, when its refresh fails after the journal started, and when
+ * its beans are destroyed without a stop.
  */
 @RedisTest
 class JournalLifecycleIntegrationTests {
@@ -73,6 +74,24 @@ class JournalLifecycleIntegrationTests {
 		Awaitility.await()
 			.atMost(TIMEOUT)
 			.untilAsserted(() -> assertThat(newThreads(before)).as("journal threads left").isEmpty());
+	}
+
+	/**
+	 * The journal's own guarantee, whoever destroys its bean: its threads end without a
+	 * call to {@code stop()}.
+	 */
+	@Test
+	void destroyingTheBeansWithoutAStopEndsTheJournalThreads() {
+		Set<Thread> before = journalThreads();
+		this.runner.run((context) -> {
+			assertThat(context.getBean(RedeqJournal.class).isRunning()).isTrue();
+			context.getSourceApplicationContext(ConfigurableApplicationContext.class)
+				.getBeanFactory()
+				.destroySingletons();
+			Awaitility.await()
+				.atMost(TIMEOUT)
+				.untilAsserted(() -> assertThat(newThreads(before)).as("journal threads left").isEmpty());
+		});
 	}
 
 	private static Set<Thread> newThreads(Set<Thread> before) {

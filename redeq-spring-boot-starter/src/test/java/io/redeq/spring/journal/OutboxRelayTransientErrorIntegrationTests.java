@@ -187,9 +187,14 @@ class OutboxRelayTransientErrorIntegrationTests {
 				assertRelayFailsLeavingTheRow(context, "loading", "load-1", "READONLY");
 			}
 			finally {
-				redis((commands) -> {
-					commands.configSet("key-load-delay", "0");
-					commands.replicaofNoOne();
+				// Redis refuses both while it still loads (a failed assertion comes
+				// early).
+				Awaitility.await().atMost(TIMEOUT).ignoreExceptions().until(() -> {
+					redis((commands) -> {
+						commands.configSet("key-load-delay", "0");
+						commands.replicaofNoOne();
+					});
+					return true;
 				});
 			}
 			assertRelayedAndRun(context, runs, "loading", "load-1");
