@@ -178,7 +178,7 @@ final class OutboxRelay {
 				notYet.add(row);
 			}
 			catch (PayloadTooLargeException | IllegalArgumentException ex) {
-				giveUp(connection, row, "Redis refuses it", ex);
+				giveUp(connection, row, "redeq refuses it", ex);
 			}
 			catch (RuntimeException ex) {
 				notYet.add(row);
