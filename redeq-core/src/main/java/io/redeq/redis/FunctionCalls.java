@@ -117,11 +117,13 @@ final class FunctionCalls {
 			logger.debug("Loaded redeq's function library {}", this.library.name());
 			this.state.compareAndSet(State.LOADING, State.LOADED);
 		}
-		else if (ScriptRunner.unwrap(failure) instanceof RedisCommandExecutionException) {
+		else if (ScriptRunner.unwrap(failure) instanceof RedisCommandExecutionException
+				&& !RefusedForNow.matches(messageOf(failure))) {
 			giveUp("Redis refused FUNCTION LOAD (" + messageOf(failure) + ")");
 		}
 		else {
-			// No connection, or a node did not answer: try again on a later call.
+			// No connection, a node did not answer, or Redis refuses writes for now (out
+			// of memory, loading, a replica): try again on a later call.
 			this.nextLoadNanos = System.nanoTime() + RETRY_NANOS;
 			this.state.compareAndSet(State.LOADING, State.NOT_LOADED);
 		}

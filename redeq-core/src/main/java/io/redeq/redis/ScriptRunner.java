@@ -257,6 +257,10 @@ public final class ScriptRunner {
 					cause);
 		}
 		if (cause instanceof RedisCommandExecutionException) {
+			if (RefusedForNow.matches(cause.getMessage())) {
+				return new RedeqUnavailableException("Redis refused " + operation + " for now (" + cause.getMessage()
+						+ "); nothing was written, try again later", cause);
+			}
 			return new RedeqException("Redis rejected " + operation + ": " + cause.getMessage(), cause);
 		}
 		if (cause instanceof RedisException) {

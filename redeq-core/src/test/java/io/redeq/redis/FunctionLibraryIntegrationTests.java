@@ -9,6 +9,8 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.lettuce.core.FlushMode;
 import io.lettuce.core.RedisClient;
@@ -224,6 +226,31 @@ class FunctionLibraryIntegrationTests {
 	}
 
 	/**
+	 * Redis out of memory refuses FUNCTION LOAD for a while: redeq loads the library once
+	 * it takes writes again, rather than keeping to EVALSHA for good.
+	 */
+	@Test
+	void aLibraryRefusedWhileRedisIsOutOfMemoryIsLoadedOnceItTakesWritesAgain() {
+		ScriptRunner runner = runnerOn(this.lettuce);
+		RedisJobStore store = new RedisJobStore(this.keys, runner);
+		redis((redis) -> redis.configSet("maxmemory", "1"));
+		try {
+			// The first call starts loading the library, which Redis refuses.
+			assertThatThrownBy(() -> scheduleNow(store, "refused")).hasMessageContaining("OOM");
+			await().atMost(Duration.ofSeconds(10)).until(() -> rejectedFunctionLoads() > 0);
+		}
+		finally {
+			redis((redis) -> redis.configSet("maxmemory", "0"));
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			scheduleNow(store, "later");
+			return runner.callsFunctions();
+		});
+		assertThat(runner.functions().gaveUp()).isFalse();
+		assertThat(libraries()).containsExactly(Scripts.LIBRARY.name());
+	}
+
+	/**
 	 * A command refused inside a function fails the call after the function's earlier
 	 * writes: that call is not sent again by EVALSHA, which would run it twice.
 	 */
@@ -282,6 +309,13 @@ class FunctionLibraryIntegrationTests {
 
 	private long calls(String command) {
 		return CommandStats.calls(this.lettuce, command::equals);
+	}
+
+	/** FUNCTION LOAD calls Redis refused before running them (out of memory, say). */
+	private long rejectedFunctionLoads() {
+		String stats = redis((redis) -> redis.info("commandstats"));
+		Matcher rejected = Pattern.compile("cmdstat_function\\|load:.*rejected_calls=(\\d+)").matcher(stats);
+		return rejected.find() ? Long.parseLong(rejected.group(1)) : 0;
 	}
 
 	private String hash(String key, String field) {

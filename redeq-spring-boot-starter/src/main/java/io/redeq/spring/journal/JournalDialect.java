@@ -1,6 +1,7 @@
 package io.redeq.spring.journal;
 
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.util.Locale;
 
@@ -99,12 +100,16 @@ public enum JournalDialect {
 	 * The dialect of the database behind a data source.
 	 * @param dataSource the application's data source
 	 * @return its dialect
-	 * @throws IllegalStateException for a database the journal does not support
+	 * @throws IllegalStateException for a database the journal does not support, or a
+	 * version of it older than the journal needs
 	 */
 	public static JournalDialect of(DataSource dataSource) {
 		try (Connection connection = dataSource.getConnection()) {
-			String product = connection.getMetaData().getDatabaseProductName();
-			return of(product);
+			DatabaseMetaData database = connection.getMetaData();
+			String product = database.getDatabaseProductName();
+			JournalDialect dialect = of(product);
+			JournalDatabaseVersion.require(dialect, product, database.getDatabaseProductVersion());
+			return dialect;
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException(

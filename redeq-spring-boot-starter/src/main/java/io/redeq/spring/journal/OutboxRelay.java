@@ -13,9 +13,12 @@ import javax.sql.DataSource;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.ObjectMapper;
 
 import io.redeq.CapacityExceededException;
+import io.redeq.Job;
+import io.redeq.PayloadTooLargeException;
 import io.redeq.RedeqClient;
 import io.redeq.RedeqUnavailableException;
 
@@ -29,6 +32,13 @@ import io.redeq.RedeqUnavailableException;
  * <p>
  * Only rows older than a grace period are taken: a younger one is most likely being sent
  * right now by the instance that committed it.
+ *
+ * <p>
+ * A row is given up (marked DEAD with the reason) only for an error about that job: a
+ * payload over the size limit, a job that is not valid, a payload the mapper cannot read.
+ * Any other failure is Redis's state or the client's, not the job's (Redis down, out of
+ * memory, loading, a read-only replica, refusing the script): the row stays in the outbox
+ * for a later run, and the run fails so that the error shows.
  */
 final class OutboxRelay {
 
@@ -52,6 +62,8 @@ final class OutboxRelay {
 
 	private final String refusedSql;
 
+	private final String notYetSql;
+
 	OutboxRelay(DataSource dataSource, String table, RedeqClient client, ObjectMapper mapper, Clock clock,
 			Duration grace, int batchSize) {
 		this.dataSource = dataSource;
@@ -67,6 +79,8 @@ final class OutboxRelay {
 				+ "'";
 		this.sentSql = "UPDATE " + table + " SET state = '" + JournalState.SCHEDULED + "', updated_at = ? "
 				+ "WHERE topic = ? AND id = ? AND state = '" + JournalState.OUTBOX + "'";
+		this.notYetSql = "UPDATE " + table + " SET updated_at = ? WHERE topic = ? AND id = ? AND state = '"
+				+ JournalState.OUTBOX + "'";
 	}
 
 	/**
@@ -75,41 +89,35 @@ final class OutboxRelay {
 	 * @param maxBatches bound on the work of one call
 	 * @return how many rows were sent
 	 * @throws SQLException if the database fails
-	 * @throws RuntimeException if Redis refuses a send (the claimed rows stay unsent)
+	 * @throws RuntimeException if Redis could not take a job for a reason not about the
+	 * job (Redis down or refusing writes for now, say): that row and the ones not tried
+	 * yet stay unsent, the ones sent before are marked sent
 	 */
 	int relay(int maxBatches) throws SQLException {
 		int sent = 0;
 		for (int i = 0; i < maxBatches; i++) {
-			int batch = relayBatch();
-			sent += batch;
-			if (batch < this.batchSize) {
+			Batch batch = relayBatch();
+			sent += batch.sent();
+			if (batch.failure() != null) {
+				throw batch.failure();
+			}
+			if (batch.claimed() < this.batchSize) {
 				break;
 			}
 		}
 		return sent;
 	}
 
-	private int relayBatch() throws SQLException {
+	private Batch relayBatch() throws SQLException {
 		try (Connection connection = this.dataSource.getConnection()) {
 			connection.setAutoCommit(false);
 			try {
 				List<JournalRow> rows = claim(connection);
-				if (!rows.isEmpty()) {
-					// While the rows are locked: another relay skips them, and a crash
-					// here leaves them unsent for the next one.
-					try {
-						this.client.scheduleAll(rows.stream().map((row) -> row.toJob(this.mapper)).toList());
-						markSent(connection, rows);
-					}
-					catch (RedeqUnavailableException ex) {
-						throw ex;
-					}
-					catch (RuntimeException ex) {
-						sendOneByOne(connection, rows);
-					}
-				}
+				// While the rows are locked: another relay skips them, and a crash here
+				// leaves them unsent for the next one.
+				Batch batch = rows.isEmpty() ? new Batch(0, 0, null) : send(connection, rows);
 				connection.commit();
-				return rows.size();
+				return batch;
 			}
 			catch (SQLException | RuntimeException ex) {
 				connection.rollback();
@@ -119,36 +127,77 @@ final class OutboxRelay {
 	}
 
 	/**
-	 * One job of the batch was refused. Sends them one at a time, so that the others go
-	 * out; a job Redis refuses for good (its payload is too large, say) is marked DEAD
-	 * with the reason, so that it does not come back on every run. A full queue
-	 * ({@link CapacityExceededException}) is not for good: that row waits for the next
-	 * run.
+	 * Sends the batch in one call; when that fails for one of its jobs, one at a time.
+	 * Redis unavailable fails the whole batch at once, every row left as it was.
 	 */
-	private void sendOneByOne(Connection connection, List<JournalRow> rows) throws SQLException {
+	private Batch send(Connection connection, List<JournalRow> rows) throws SQLException {
+		try {
+			this.client.scheduleAll(rows.stream().map((row) -> row.toJob(this.mapper)).toList());
+		}
+		catch (RedeqUnavailableException ex) {
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			return sendOneByOne(connection, rows);
+		}
+		markSent(connection, rows);
+		return new Batch(rows.size(), rows.size(), null);
+	}
+
+	/**
+	 * One job of the batch was refused. Sends them one at a time, so that the others go
+	 * out. A job refused for an error about the job itself is marked DEAD with the
+	 * reason, so that it does not come back on every run. A full topic
+	 * ({@link CapacityExceededException}) is not for good: that row steps back behind the
+	 * other unsent rows, so that rows of other topics get their turn. Any other error
+	 * stops the batch: the row steps back, the rest of the batch waits for the next run
+	 * as it is, and the error is returned for the run to report.
+	 */
+	private Batch sendOneByOne(Connection connection, List<JournalRow> rows) throws SQLException {
 		List<JournalRow> sent = new ArrayList<>();
+		List<JournalRow> notYet = new ArrayList<>();
+		CapacityExceededException full = null;
+		int fullRows = 0;
+		RuntimeException failure = null;
 		for (JournalRow row : rows) {
+			Job job;
 			try {
-				this.client.schedule(row.toJob(this.mapper));
-				sent.add(row);
-			}
-			catch (RedeqUnavailableException ex) {
-				throw ex;
-			}
-			catch (CapacityExceededException ex) {
-				logger.warn("redeq journal could not relay job '" + row.id() + "' of topic '" + row.topic() + "' yet: "
-						+ ex.getMessage());
+				job = row.toJob(this.mapper);
 			}
 			catch (RuntimeException ex) {
-				logger.error("redeq journal gives up relaying job '" + row.id() + "' of topic '" + row.topic()
-						+ "', which Redis refuses; its row is marked DEAD: " + ex.getMessage());
-				markRefused(connection, row, ex);
+				giveUp(connection, row, "its row cannot be read as a job", ex);
+				continue;
+			}
+			try {
+				this.client.schedule(job);
+				sent.add(row);
+			}
+			catch (CapacityExceededException ex) {
+				full = ex;
+				fullRows++;
+				notYet.add(row);
+			}
+			catch (PayloadTooLargeException | IllegalArgumentException ex) {
+				giveUp(connection, row, "redeq refuses it", ex);
+			}
+			catch (RuntimeException ex) {
+				notYet.add(row);
+				failure = ex;
+				break;
 			}
 		}
 		markSent(connection, sent);
+		stepBack(connection, notYet);
+		if (full != null) {
+			logger.warn("redeq journal could not relay " + fullRows
+					+ " job(s) yet, their topic is full; they are tried again after the others: " + full.getMessage());
+		}
+		return new Batch(rows.size(), sent.size(), failure);
 	}
 
-	private void markRefused(Connection connection, JournalRow row, RuntimeException error) throws SQLException {
+	private void giveUp(Connection connection, JournalRow row, String why, RuntimeException error) throws SQLException {
+		logger.error("redeq journal gives up relaying job '" + row.id() + "' of topic '" + row.topic() + "', as " + why
+				+ "; its row is marked DEAD: " + error.getMessage());
 		long now = this.clock.millis();
 		try (PreparedStatement refused = connection.prepareStatement(this.refusedSql)) {
 			refused.setString(1, String.valueOf(error));
@@ -187,6 +236,37 @@ final class OutboxRelay {
 			}
 			sent.executeBatch();
 		}
+	}
+
+	/**
+	 * Moves rows that could not be sent yet behind the others: the claim takes the oldest
+	 * {@code updated_at} first, and a row stamped now is not claimed again before the
+	 * grace period has passed.
+	 */
+	private void stepBack(Connection connection, List<JournalRow> rows) throws SQLException {
+		if (rows.isEmpty()) {
+			return;
+		}
+		long now = this.clock.millis();
+		try (PreparedStatement notYet = connection.prepareStatement(this.notYetSql)) {
+			for (JournalRow row : rows) {
+				notYet.setLong(1, now);
+				notYet.setString(2, row.topic());
+				notYet.setString(3, row.id());
+				notYet.addBatch();
+			}
+			notYet.executeBatch();
+		}
+	}
+
+	/**
+	 * What one claimed batch came to.
+	 *
+	 * @param claimed rows claimed
+	 * @param sent rows sent
+	 * @param failure the error that stopped the batch, not about its job, or null
+	 */
+	private record Batch(int claimed, int sent, @Nullable RuntimeException failure) {
 	}
 
 }

@@ -15,6 +15,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.ObjectMapper;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
 
 import io.redeq.Recurring;
@@ -30,9 +31,10 @@ import io.redeq.spring.transaction.TransactionalOutbox;
  * <p>
  * Its lifecycle phase is below the engine's, so it starts before the engine (the relay
  * sends what earlier runs left unsent at once) and stops after it (the last outcomes of
- * the workers are still written).
+ * the workers are still written). Its threads also end when its bean is destroyed without
+ * a stop, so that they never outlive the context that made them.
  */
-public final class RedeqJournal implements SmartLifecycle {
+public final class RedeqJournal implements SmartLifecycle, DisposableBean {
 
 	private static final Log logger = LogFactory.getLog(RedeqJournal.class);
 
@@ -265,6 +267,17 @@ public final class RedeqJournal implements SmartLifecycle {
 			Thread.currentThread().interrupt();
 		}
 		this.writer.stop(STOP_TIMEOUT);
+	}
+
+	/**
+	 * Stops the journal's threads if {@link #stop()} has not. Spring Framework stops the
+	 * lifecycle beans it started when a refresh fails after them, and on close; this
+	 * covers a bean factory destroyed without its lifecycle processor. Does nothing after
+	 * a stop.
+	 */
+	@Override
+	public void destroy() {
+		stop();
 	}
 
 	@Override

@@ -321,7 +321,7 @@ abstract class JournalScenarios {
 				Awaitility.await().atMost(TIMEOUT).until(journal::checkRedisNow);
 				assertThat(journal.lossReason()).contains("Redis lost its data");
 				assertThat(context.getBean(RedeqJournalHealthIndicator.class).health().getStatus().getCode())
-					.isEqualTo("DOWN");
+					.isEqualTo("REDIS_DATA_LOSS");
 				long recovered = context.getBean(RedeqAdmin.class).recoverFromJournal();
 				assertThat(recovered).isEqualTo(jobs);
 				assertThat(context.getBean(RedeqAdmin.class).recoverFromJournal()).isZero();

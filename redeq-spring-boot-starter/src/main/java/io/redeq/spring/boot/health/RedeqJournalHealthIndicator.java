@@ -2,20 +2,41 @@ package io.redeq.spring.boot.health;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 
 import io.redeq.spring.journal.RedeqJournal;
 
 /**
- * Health of the redeq journal: DOWN with the reason when redeq noticed that Redis lost
- * its data and the journal's pending jobs are not recovered yet; otherwise UP, with the
- * journal's lag behind Redis (events not yet written), dropped events, events the
- * database refused ({@code rejected}, with the latest as {@code lastRejected}), updates
- * whose row never appeared ({@code unmatched}), jobs found buried in Redis
- * ({@code reconciled}) and the latest write or relay error as details.
+ * Health of the redeq journal: UP, with the journal's lag behind Redis (events not yet
+ * written), dropped events, events the database refused ({@code rejected}, with the
+ * latest as {@code lastRejected}), updates whose row never appeared ({@code unmatched}),
+ * jobs found buried in Redis ({@code reconciled}) and the latest write or relay error as
+ * details; or {@value #REDIS_DATA_LOSS}, with the reason under {@code redisDataLoss},
+ * when redeq noticed that Redis lost its data and the journal's pending jobs are not
+ * recovered yet.
+ *
+ * <p>
+ * The loss is not DOWN: every instance sees the same loss, and neither restarting an
+ * instance nor taking it out of the load balancer recovers it, while DOWN would fail
+ * {@code /actuator/health} (503) on every instance at once until someone recovers. A
+ * status of its own shows the loss on the component, and Spring Boot leaves a status
+ * outside {@code management.endpoint.health.status.order} out of the aggregate (and maps
+ * it to 200): applications that want the loss to fail the endpoint, or one health group,
+ * add it to that order and to {@code http-mapping}. The loss is also logged (WARN) and
+ * counted by the gauge {@code redeq.journal.redis.data.loss}.
  *
  * @since 0.1.0
  */
 public class RedeqJournalHealthIndicator implements HealthIndicator {
+
+	/**
+	 * The status while Redis's loss of data is not recovered: outside Spring Boot's
+	 * default status order, so it leaves the aggregate health as it is.
+	 */
+	static final String REDIS_DATA_LOSS = "REDIS_DATA_LOSS";
+
+	private static final Status DATA_LOSS = new Status(REDIS_DATA_LOSS,
+			"Redis lost jobs the journal holds as pending; recover them with RedeqAdmin.recoverFromJournal()");
 
 	private final RedeqJournal journal;
 
@@ -30,7 +51,8 @@ public class RedeqJournalHealthIndicator implements HealthIndicator {
 	@Override
 	public Health health() {
 		String loss = this.journal.lossReason();
-		Health.Builder builder = (loss != null) ? Health.down().withDetail("redisDataLoss", loss) : Health.up();
+		Health.Builder builder = (loss != null) ? Health.status(DATA_LOSS).withDetail("redisDataLoss", loss)
+				: Health.up();
 		builder.withDetail("lag", this.journal.writer().lag())
 			.withDetail("dropped", this.journal.writer().dropped())
 			.withDetail("recovered", this.journal.recovered())
