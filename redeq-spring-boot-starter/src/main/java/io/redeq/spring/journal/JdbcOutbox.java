@@ -3,13 +3,11 @@ package io.redeq.spring.journal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Clock;
 import java.util.List;
+import java.util.function.Function;
 
 import javax.sql.DataSource;
-
-import tools.jackson.databind.ObjectMapper;
 
 import org.springframework.jdbc.datasource.DataSourceUtils;
 
@@ -22,6 +20,14 @@ import io.redeq.spring.transaction.TransactionalOutbox;
  * {@link DataSourceUtils}, as {@code JdbcTemplate} finds it), so the row commits or rolls
  * back with the application's data. A failed write fails the caller, and with it the
  * transaction.
+ *
+ * <p>
+ * The row holds the job as the send after commit will schedule it: its payload as the
+ * JSON the engine's codec writes, written here, on the caller's thread, from the payload
+ * as it is at the call; and its own settings (timeout, attempts, priority, duplicate
+ * policy), so that the relay sends the same job when that send never happens. An outbox
+ * row of a job scheduled with {@code KEEP} or {@code REJECT} leaves a pending row of the
+ * same id as it is (see {@link JournalDialect#upsert}).
  */
 final class JdbcOutbox implements TransactionalOutbox {
 
@@ -31,16 +37,26 @@ final class JdbcOutbox implements TransactionalOutbox {
 
 	private final String discardSql;
 
-	private final ObjectMapper mapper;
+	private final Function<Job, String> payloads;
 
 	private final Clock clock;
 
-	JdbcOutbox(DataSource dataSource, JournalDialect dialect, String table, ObjectMapper mapper, Clock clock) {
+	/**
+	 * Creates the outbox.
+	 * @param dataSource the application's database
+	 * @param dialect its dialect
+	 * @param table the journal table
+	 * @param payloads writes a job's payload as the JSON Redis would hold (the engine's
+	 * codec)
+	 * @param clock the clock of journal times
+	 */
+	JdbcOutbox(DataSource dataSource, JournalDialect dialect, String table, Function<Job, String> payloads,
+			Clock clock) {
 		this.dataSource = dataSource;
 		this.upsertSql = dialect.upsert(table);
 		this.discardSql = "UPDATE " + table + " SET state = '" + JournalState.CANCELLED + "', updated_at = ?, "
 				+ "finished_at = ? WHERE topic = ? AND id = ? AND state = '" + JournalState.OUTBOX + "'";
-		this.mapper = mapper;
+		this.payloads = payloads;
 		this.clock = clock;
 	}
 
@@ -50,18 +66,8 @@ final class JdbcOutbox implements TransactionalOutbox {
 		Connection connection = DataSourceUtils.getConnection(this.dataSource);
 		try (PreparedStatement upsert = connection.prepareStatement(this.upsertSql)) {
 			for (Job job : jobs) {
-				upsert.setString(1, job.topic());
-				upsert.setString(2, job.id());
-				upsert.setString(3, JournalState.OUTBOX.name());
-				if (job.payload() == null) {
-					upsert.setNull(4, Types.VARCHAR);
-				}
-				else {
-					upsert.setString(4, this.mapper.writeValueAsString(job.payload()));
-				}
-				upsert.setLong(5, dueAt(job, now));
-				upsert.setLong(6, now);
-				upsert.setLong(7, now);
+				String payload = (job.payload() != null) ? this.payloads.apply(job) : null;
+				JournalRow.of(job, payload, dueAt(job, now), null).bindUpsert(upsert, JournalState.OUTBOX, now);
 				upsert.addBatch();
 			}
 			upsert.executeBatch();

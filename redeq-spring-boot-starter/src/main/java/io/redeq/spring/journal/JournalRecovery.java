@@ -134,7 +134,7 @@ final class JournalRecovery {
 			List<JournalRow> page = query(this.pageSql, after);
 			for (JournalRow row : page) {
 				if (this.client.find(row.topic(), row.id()).isEmpty()) {
-					this.restorer.restore(row.toJob(this.mapper), Math.max(0, row.attempts()));
+					this.restorer.restore(row.toJob(this.mapper), Math.max(0, row.attempts()), row.traceContext());
 					sent++;
 				}
 			}

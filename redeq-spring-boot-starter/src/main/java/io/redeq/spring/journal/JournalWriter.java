@@ -20,7 +20,6 @@ import javax.sql.DataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.ObjectMapper;
 
 import io.redeq.JobLifecycleListener;
 
@@ -69,8 +68,6 @@ public final class JournalWriter {
 	 */
 	private final String runningSql;
 
-	private final ObjectMapper mapper;
-
 	private final int batchSize;
 
 	private final BlockingQueue<JournalEvent> queue;
@@ -116,12 +113,10 @@ public final class JournalWriter {
 	 * @param dataSource the database
 	 * @param dialect its dialect
 	 * @param table the journal table
-	 * @param mapper turns payloads into the JSON Redis holds
 	 * @param capacity how many events wait in memory at most
 	 * @param batchSize how many events one transaction writes at most
 	 */
-	public JournalWriter(DataSource dataSource, JournalDialect dialect, String table, ObjectMapper mapper, int capacity,
-			int batchSize) {
+	public JournalWriter(DataSource dataSource, JournalDialect dialect, String table, int capacity, int batchSize) {
 		this.dataSource = dataSource;
 		this.upsertSql = dialect.upsert(table);
 		this.updateSql = "UPDATE " + table + " SET state = ?, attempts = COALESCE(?, attempts), "
@@ -131,7 +126,6 @@ public final class JournalWriter {
 				+ "updated_at = ? WHERE topic = ? AND id = ? AND finished_at IS NULL AND (state <> '"
 				+ JournalState.RETRYING + "' OR attempts < ?) AND (state <> '" + JournalState.RUNNING
 				+ "' OR attempts <= ?)";
-		this.mapper = mapper;
 		this.batchSize = batchSize;
 		this.queue = new ArrayBlockingQueue<>(capacity);
 	}
@@ -339,10 +333,6 @@ public final class JournalWriter {
 		}
 	}
 
-	private String json(@Nullable Object payload) {
-		return this.mapper.writeValueAsString(payload);
-	}
-
 	/**
 	 * Waits on {@link #progress} (its monitor held) for at most {@code duration}.
 	 * @return {@code false} if the waiting thread was interrupted
@@ -414,19 +404,7 @@ public final class JournalWriter {
 		}
 
 		private void addUpsert(JournalEvent.Scheduled event) throws SQLException {
-			Object payload = event.job().payload();
-			this.upsert.setString(1, event.topic());
-			this.upsert.setString(2, event.id());
-			this.upsert.setString(3, JournalState.SCHEDULED.name());
-			if (payload == null) {
-				this.upsert.setNull(4, Types.VARCHAR);
-			}
-			else {
-				this.upsert.setString(4, json(payload));
-			}
-			this.upsert.setLong(5, event.dueAt());
-			this.upsert.setLong(6, event.at());
-			this.upsert.setLong(7, event.at());
+			event.row().bindUpsert(this.upsert, JournalState.SCHEDULED, event.at());
 			this.upsert.addBatch();
 			this.upserts++;
 		}

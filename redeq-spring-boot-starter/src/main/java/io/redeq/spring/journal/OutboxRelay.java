@@ -16,6 +16,7 @@ import org.apache.commons.logging.LogFactory;
 import tools.jackson.databind.ObjectMapper;
 
 import io.redeq.CapacityExceededException;
+import io.redeq.DuplicateJobException;
 import io.redeq.RedeqClient;
 import io.redeq.RedeqUnavailableException;
 
@@ -23,8 +24,11 @@ import io.redeq.RedeqUnavailableException;
  * Sends the outbox rows nobody sent: their transaction committed but the process died
  * before the send after commit, or Redis was down then. Every instance runs it; rows are
  * claimed with {@code FOR UPDATE SKIP LOCKED}, so two instances never send the same row
- * at the same time, and a row is sent with {@link io.redeq.Duplicate#KEEP}, so a job
- * Redis already holds is left as it is.
+ * at the same time. A row is sent with its job's own settings; a job its transaction
+ * scheduled with {@link io.redeq.Duplicate#REPLACE} replaces the job Redis holds under
+ * its id (as the send after commit would have), any other is sent with
+ * {@link io.redeq.Duplicate#KEEP}, so a job Redis already holds is left as it is (see
+ * {@link JournalRow#toRelayedJob}).
  *
  * <p>
  * Only rows older than a grace period are taken: a younger one is most likely being sent
@@ -98,7 +102,7 @@ final class OutboxRelay {
 					// While the rows are locked: another relay skips them, and a crash
 					// here leaves them unsent for the next one.
 					try {
-						this.client.scheduleAll(rows.stream().map((row) -> row.toJob(this.mapper)).toList());
+						this.client.scheduleAll(rows.stream().map((row) -> row.toRelayedJob(this.mapper)).toList());
 						markSent(connection, rows);
 					}
 					catch (RedeqUnavailableException ex) {
@@ -129,13 +133,15 @@ final class OutboxRelay {
 		List<JournalRow> sent = new ArrayList<>();
 		for (JournalRow row : rows) {
 			try {
-				this.client.schedule(row.toJob(this.mapper));
+				this.client.schedule(row.toRelayedJob(this.mapper));
 				sent.add(row);
 			}
 			catch (RedeqUnavailableException ex) {
 				throw ex;
 			}
-			catch (CapacityExceededException ex) {
+			catch (CapacityExceededException | DuplicateJobException ex) {
+				// A full queue, or a REPLACE that met a job of the same id while it runs:
+				// neither is for good, the row waits for the next run.
 				logger.warn("redeq journal could not relay job '" + row.id() + "' of topic '" + row.topic() + "' yet: "
 						+ ex.getMessage());
 			}
