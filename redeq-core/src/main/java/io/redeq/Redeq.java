@@ -53,6 +53,7 @@ import io.redeq.redis.ScriptRunner;
 import io.redeq.schedule.AsyncJobScheduler;
 import io.redeq.schedule.JobRestorer;
 import io.redeq.schedule.JobScheduler;
+import io.redeq.schedule.JournalHooks;
 import io.redeq.schedule.WakeUps;
 
 // Over 300 lines: the contract (CONTRACT.md) makes this one class the whole entry point
@@ -302,7 +303,29 @@ public final class Redeq implements AutoCloseable {
 	 * @return the restorer
 	 */
 	public JobRestorer restorer() {
-		return this.client::restore;
+		JobScheduler scheduler = this.client;
+		return new JobRestorer() {
+
+			@Override
+			public String restore(Job job, int attemptsUsed) {
+				return scheduler.restore(job, attemptsUsed);
+			}
+
+			@Override
+			public String restore(Job job, int attemptsUsed, @Nullable String traceContext) {
+				return scheduler.restore(job, attemptsUsed, traceContext);
+			}
+
+		};
+	}
+
+	/**
+	 * Internal, no part of the contract (it may change): what the starter's journal needs
+	 * from scheduling, so that its rows hold what Redis holds.
+	 * @return the hooks
+	 */
+	public JournalHooks journalHooks() {
+		return this.client.journalHooks();
 	}
 
 	/**

@@ -14,8 +14,11 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.redeq.AsyncRedeqClient;
 import io.redeq.CapacityExceededException;
@@ -51,6 +54,8 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 	 */
 	private static final int JOBS_PER_CALL = 200;
 
+	private static final Logger logger = LoggerFactory.getLogger(AsyncJobScheduler.class);
+
 	private final RedisJobStore store;
 
 	private final PayloadCodec codec;
@@ -64,6 +69,9 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 	private final Replication replication;
 
 	private final ScheduleObservations observations;
+
+	/** Told of each job a schedule call sent (see {@link JournalHooks#onAccepted}). */
+	private volatile @Nullable Consumer<AcceptedJob> acceptedListener;
 
 	public AsyncJobScheduler(RedisJobStore store, PayloadCodec codec, RedeqOptions options, WakeUps wakeUps,
 			JobEvents events, ScheduleObservations observations) {
@@ -84,6 +92,18 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 	Duration longestWait() {
 		Duration command = this.store.scripts().timeout();
 		return this.replication.enabled() ? command.multipliedBy(2).plus(this.options.waitTimeout()) : command;
+	}
+
+	/**
+	 * The hooks the starter's journal uses; internal.
+	 * @return the hooks of this scheduler
+	 */
+	public JournalHooks journalHooks() {
+		return new JournalHooks(this);
+	}
+
+	void acceptedListener(@Nullable Consumer<AcceptedJob> listener) {
+		this.acceptedListener = listener;
 	}
 
 	@Override
@@ -124,12 +144,25 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 	 * @return the job's id, once Redis has it (or kept the copy it had)
 	 */
 	public CompletableFuture<String> restore(Job job, int attemptsUsed) {
+		return restore(job, attemptsUsed, null);
+	}
+
+	/**
+	 * Schedules a job restored from elsewhere, with the attempts it already used and the
+	 * trace context it was first scheduled with (see {@link JobRestorer}).
+	 * @param job the job
+	 * @param attemptsUsed attempts used before, 0 for none
+	 * @param traceContext the stored trace context, or {@code null}
+	 * @return the job's id, once Redis has it (or kept the copy it had)
+	 */
+	public CompletableFuture<String> restore(Job job, int attemptsUsed, @Nullable String traceContext) {
 		if (attemptsUsed < 0 || attemptsUsed > ScheduleRequest.MAX_ATTEMPTS_USED) {
 			throw new IllegalArgumentException("Attempts already used must be between 0 and "
 					+ ScheduleRequest.MAX_ATTEMPTS_USED + ", was " + attemptsUsed);
 		}
 		Prepared prepared = prepare(job);
-		return send(new Prepared(prepared.topic, prepared.id, prepared.request.withAttemptsUsed(attemptsUsed)));
+		ScheduleRequest request = prepared.request.withTrace(traceContext).withAttemptsUsed(attemptsUsed);
+		return send(new Prepared(prepared.topic, prepared.id, request, false));
 	}
 
 	private CompletableFuture<String> send(Prepared prepared) {
@@ -257,9 +290,11 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 					this.wakeUps.earlierJob(bucket, Long.parseLong(outcome.value()));
 				}
 				this.events.scheduled(prepared.topic);
+				report(prepared, Long.parseLong(outcome.value()), false);
 				return prepared.id;
 			}
 			case "kept" -> {
+				report(prepared, -1, true);
 				return prepared.id;
 			}
 			case "rejected" -> throw new DuplicateJobException(prepared.topic, prepared.id, "Job " + prepared.describe()
@@ -276,6 +311,27 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 		}
 	}
 
+	/**
+	 * Tells the accepted-job listener, if any, what Redis now holds (or kept). Never
+	 * fails the schedule: the job is in Redis whatever the listener does.
+	 */
+	private void report(Prepared prepared, long dueAt, boolean kept) {
+		Consumer<AcceptedJob> listener = this.acceptedListener;
+		if (listener == null || !prepared.reported) {
+			return;
+		}
+		ScheduleRequest request = prepared.request;
+		JobSettings settings = request.settings();
+		try {
+			listener.accept(new AcceptedJob(prepared.topic, prepared.id, request.payload(), dueAt,
+					request.onDuplicate(), settings.timeoutMillis(), settings.maxAttempts(), settings.priority(),
+					request.traceContext(), kept));
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Listener of accepted job {} failed: {}", prepared.describe(), ex.toString());
+		}
+	}
+
 	private Prepared prepare(Job job) {
 		Objects.requireNonNull(job, "job must not be null");
 		String topic = Validate.topic(job.topic());
@@ -285,20 +341,12 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 		long millis = absolute ? Validate.dueAt(topic, job.dueAt()).toEpochMilli()
 				: Validate.delay(topic, (job.delay() != null) ? job.delay() : Duration.ZERO).toMillis();
 		return new Prepared(topic, id, new ScheduleRequest(KeySpace.jobKey(topic, id), payload, absolute, millis,
-				job.onDuplicate(), JobSettings.of(job.timeout(), job.maxAttempts(), job.priority()), null));
+				job.onDuplicate(), JobSettings.of(job.timeout(), job.maxAttempts(), job.priority()), null), true);
 	}
 
 	/** The payload as JSON, refused when it cannot be written or is too large. */
 	String writePayload(String topic, String id, @Nullable Object payload) {
-		String json;
-		try {
-			json = this.codec.write(payload);
-		}
-		catch (RuntimeException ex) {
-			throw new IllegalArgumentException("Payload of job '" + id + "' in topic '" + topic + "' ("
-					+ ((payload != null) ? payload.getClass().getName() : "null") + ") cannot be written as JSON: "
-					+ ex.getMessage(), ex);
-		}
+		String json = encodePayload(topic, id, payload);
 		long limit = this.options.maxPayloadSize();
 		// A UTF-8 character takes at most 3 bytes per UTF-16 unit: only count bytes when
 		// it could matter.
@@ -311,6 +359,18 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 			}
 		}
 		return json;
+	}
+
+	/** The payload as the codec writes it, refused when it cannot be written. */
+	String encodePayload(String topic, String id, @Nullable Object payload) {
+		try {
+			return this.codec.write(payload);
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalArgumentException("Payload of job '" + id + "' in topic '" + topic + "' ("
+					+ ((payload != null) ? payload.getClass().getName() : "null") + ") cannot be written as JSON: "
+					+ ex.getMessage(), ex);
+		}
 	}
 
 	@Override
@@ -380,15 +440,21 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 		return result;
 	}
 
-	private record Prepared(String topic, String id, ScheduleRequest request) {
+	/**
+	 * One job ready to send.
+	 *
+	 * @param reported whether the accepted-job listener hears of it: a schedule call's
+	 * job, not a restored one
+	 */
+	private record Prepared(String topic, String id, ScheduleRequest request, boolean reported) {
 
 		String describe() {
 			return "'" + this.id + "' in topic '" + this.topic + "'";
 		}
 
 		Prepared withTrace(@Nullable String traceContext) {
-			return (traceContext != null) ? new Prepared(this.topic, this.id, this.request.withTrace(traceContext))
-					: this;
+			return (traceContext != null)
+					? new Prepared(this.topic, this.id, this.request.withTrace(traceContext), this.reported) : this;
 		}
 
 	}

@@ -1,5 +1,7 @@
 package io.redeq.schedule;
 
+import org.jspecify.annotations.Nullable;
+
 import io.redeq.Job;
 
 /**
@@ -21,5 +23,18 @@ public interface JobRestorer {
 	 * @return the job's id
 	 */
 	String restore(Job job, int attemptsUsed);
+
+	/**
+	 * As {@link #restore(Job, int)}, with the trace context the job was first scheduled
+	 * with (see {@link io.redeq.observation.TraceContext}), so that its runs continue
+	 * that trace.
+	 * @param job the job
+	 * @param attemptsUsed attempts used before, 0 for none
+	 * @param traceContext the stored trace context, or {@code null}
+	 * @return the job's id
+	 */
+	default String restore(Job job, int attemptsUsed, @Nullable String traceContext) {
+		return restore(job, attemptsUsed);
+	}
 
 }

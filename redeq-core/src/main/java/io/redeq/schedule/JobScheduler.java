@@ -76,6 +76,26 @@ public final class JobScheduler implements RedeqClient {
 		return await(this.async.restore(job, attemptsUsed), "restore");
 	}
 
+	/**
+	 * Schedules a job restored from elsewhere with the attempts it already used and its
+	 * stored trace context (see {@link JobRestorer}).
+	 * @param job the job
+	 * @param attemptsUsed attempts used before, 0 for none
+	 * @param traceContext the stored trace context, or {@code null}
+	 * @return the job's id
+	 */
+	public String restore(Job job, int attemptsUsed, @Nullable String traceContext) {
+		return await(this.async.restore(job, attemptsUsed, traceContext), "restore");
+	}
+
+	/**
+	 * The hooks the starter's journal uses; internal.
+	 * @return the hooks
+	 */
+	public JournalHooks journalHooks() {
+		return this.async.journalHooks();
+	}
+
 	@Override
 	public List<String> scheduleAll(Collection<Job> jobs) {
 		return await(this.async.scheduleAll(jobs), "schedule jobs");

@@ -3,17 +3,16 @@ package io.redeq.spring.journal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import java.util.function.Function;
 
 import javax.sql.DataSource;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.ObjectMapper;
 
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -37,6 +36,13 @@ import io.redeq.spring.transaction.TransactionalOutbox;
  * commits, and marked {@code CANCELLED} if it rolls back after all: the job survives a
  * crash after the commit, and a transaction that rolls back sends nothing, except when
  * the process dies between that late rollback and the mark.
+ *
+ * <p>
+ * A row holds the job as the send after commit will schedule it: its payload as the JSON
+ * the engine's codec writes, and its own settings (timeout, attempts, priority, duplicate
+ * policy), so that the relay sends the same job when that send never happens. An outbox
+ * row of a job scheduled with {@code KEEP} or {@code REJECT} leaves a pending row of the
+ * same id as it is (see {@link JournalDialect#upsert}).
  */
 final class JdbcOutbox implements TransactionalOutbox {
 
@@ -52,13 +58,23 @@ final class JdbcOutbox implements TransactionalOutbox {
 
 	private final String rescheduleSql;
 
-	private final ObjectMapper mapper;
+	private final Function<Job, String> payloads;
 
 	private final Clock clock;
 
 	private volatile boolean warnedOwnConnection;
 
-	JdbcOutbox(DataSource dataSource, JournalDialect dialect, String table, ObjectMapper mapper, Clock clock) {
+	/**
+	 * Creates the outbox.
+	 * @param dataSource the application's database
+	 * @param dialect its dialect
+	 * @param table the journal table
+	 * @param payloads writes a job's payload as the JSON Redis would hold (the engine's
+	 * codec)
+	 * @param clock the clock of journal times
+	 */
+	JdbcOutbox(DataSource dataSource, JournalDialect dialect, String table, Function<Job, String> payloads,
+			Clock clock) {
 		this.dataSource = dataSource;
 		this.upsertSql = dialect.upsert(table);
 		this.discardSql = "UPDATE " + table + " SET state = '" + JournalState.CANCELLED + "', updated_at = ?, "
@@ -70,7 +86,7 @@ final class JdbcOutbox implements TransactionalOutbox {
 				+ "WHERE topic = ? AND id = ? AND finished_at IS NULL";
 		this.rescheduleSql = "UPDATE " + table + " SET state = '" + JournalState.RESCHEDULING + "', due_at = ?, "
 				+ "updated_at = ? WHERE topic = ? AND id = ? AND finished_at IS NULL";
-		this.mapper = mapper;
+		this.payloads = payloads;
 		this.clock = clock;
 	}
 
@@ -80,18 +96,8 @@ final class JdbcOutbox implements TransactionalOutbox {
 		inTransaction("write " + jobs.size() + " job(s) to its outbox", (connection) -> {
 			try (PreparedStatement upsert = connection.prepareStatement(this.upsertSql)) {
 				for (Job job : jobs) {
-					upsert.setString(1, job.topic());
-					upsert.setString(2, job.id());
-					upsert.setString(3, JournalState.OUTBOX.name());
-					if (job.payload() == null) {
-						upsert.setNull(4, Types.VARCHAR);
-					}
-					else {
-						upsert.setString(4, this.mapper.writeValueAsString(job.payload()));
-					}
-					upsert.setLong(5, dueAt(job, now));
-					upsert.setLong(6, now);
-					upsert.setLong(7, now);
+					String payload = (job.payload() != null) ? this.payloads.apply(job) : null;
+					JournalRow.of(job, payload, dueAt(job, now), null).bindUpsert(upsert, JournalState.OUTBOX, now);
 					upsert.addBatch();
 				}
 				upsert.executeBatch();

@@ -14,8 +14,11 @@ import org.jspecify.annotations.Nullable;
  */
 final class JournalDatabaseVersion {
 
-	/** {@code SKIP LOCKED}: PostgreSQL 9.5, MySQL 8.0.1, MariaDB 10.6; H2 2.x. */
-	private static final int[] POSTGRESQL = { 9, 5, 0 };
+	/**
+	 * {@code SKIP LOCKED} (PostgreSQL 9.5, MySQL 8.0.1, MariaDB 10.6; H2 2.x) and
+	 * {@code ADD COLUMN IF NOT EXISTS} of the schema upgrade (PostgreSQL 9.6).
+	 */
+	private static final int[] POSTGRESQL = { 9, 6, 0 };
 
 	private static final int[] MYSQL = { 8, 0, 1 };
 

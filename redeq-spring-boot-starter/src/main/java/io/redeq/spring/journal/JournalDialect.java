@@ -13,32 +13,53 @@ import javax.sql.DataSource;
  */
 public enum JournalDialect {
 
-	/** PostgreSQL 9.5 or later. */
-	POSTGRESQL("schema-postgresql.sql"),
+	/** PostgreSQL 9.6 or later. */
+	POSTGRESQL("postgresql"),
 
 	/** MySQL 8 or MariaDB 10.6 or later (both have {@code SKIP LOCKED}). */
-	MYSQL("schema-mysql.sql"),
+	MYSQL("mysql"),
 
-	/** H2 2.x, for embedded use; it runs the PostgreSQL script. */
-	H2("schema-postgresql.sql");
+	/** H2 2.x, for embedded use; it runs the PostgreSQL scripts. */
+	H2("postgresql");
+
+	/** The version of the table the scripts of this release create. */
+	static final int SCHEMA_VERSION = 2;
 
 	private static final String COLUMNS = "topic, id, state, payload, due_at, attempts, last_error, created_at, "
-			+ "updated_at, finished_at";
+			+ "updated_at, finished_at, timeout_ms, max_attempts, priority, on_duplicate, trace_context";
 
-	private static final String VALUES = "VALUES (?, ?, ?, ?, ?, 0, NULL, ?, ?, NULL)";
+	private static final String VALUES = "VALUES (?, ?, ?, ?, ?, 0, NULL, ?, ?, NULL, ?, ?, ?, ?, ?)";
 
-	private final String schemaScript;
+	/**
+	 * The columns an insert over an earlier row of the same key sets from the insert (the
+	 * rest start over: attempts, last error, finished time, recovery mark).
+	 */
+	private static final String[] REPLACED = { "state", "payload", "due_at", "updated_at", "timeout_ms", "max_attempts",
+			"priority", "on_duplicate", "trace_context" };
 
-	JournalDialect(String schemaScript) {
-		this.schemaScript = schemaScript;
+	private final String scripts;
+
+	JournalDialect(String scripts) {
+		this.scripts = scripts;
 	}
 
 	/**
-	 * The resource path of this database's schema script, inside the starter's jar.
+	 * The resource path of this database's schema script (the table of the current
+	 * version), inside the starter's jar.
 	 * @return a classpath location
 	 */
 	public String schemaLocation() {
-		return "classpath:io/redeq/spring/journal/" + this.schemaScript;
+		return "classpath:io/redeq/spring/journal/schema-" + this.scripts + ".sql";
+	}
+
+	/**
+	 * The resource path of the script that upgrades a table of the previous version to
+	 * the current one; every statement in it is guarded, so running it on a current table
+	 * does nothing.
+	 * @return a classpath location
+	 */
+	public String upgradeLocation() {
+		return "classpath:io/redeq/spring/journal/schema-upgrade-" + SCHEMA_VERSION + "-" + this.scripts + ".sql";
 	}
 
 	/**
@@ -51,25 +72,36 @@ public enum JournalDialect {
 
 	/**
 	 * An insert that replaces the row of an earlier job with the same topic and id (a new
-	 * job under a reused id starts a new history), unless that row finished at or after
-	 * this insert's time: then the insert is late news of the same job (it finished
-	 * before its "scheduled" event was written) and the row stays as it is. Parameters:
-	 * topic, id, state, payload, due_at, created_at, updated_at.
+	 * job under a reused id starts a new history), with two exceptions. A row that
+	 * finished at or after this insert's time stays as it is: the insert is late news of
+	 * the same job (it finished before its "scheduled" event was written). And an outbox
+	 * row of a job scheduled with {@code KEEP} or {@code REJECT} leaves a pending row
+	 * (one not finished) as it is: Redis keeps (or refuses to replace) the job that row
+	 * describes, so its payload and settings stay the journal's. Parameters: topic, id,
+	 * state, payload, due_at, created_at, updated_at, timeout_ms, max_attempts, priority,
+	 * on_duplicate, trace_context.
 	 */
 	String upsert(String table) {
-		String fresh = "(finished_at IS NULL OR finished_at < %s)";
+		String replaces = "((%1$sfinished_at IS NULL AND (%2$sstate <> '" + JournalState.OUTBOX
+				+ "' OR %2$son_duplicate = '" + io.redeq.Duplicate.REPLACE + "')) OR %1$sfinished_at < %2$supdated_at)";
 		return switch (this) {
-			case POSTGRESQL -> "INSERT INTO " + table + " AS j (" + COLUMNS + ") " + VALUES
-					+ " ON CONFLICT (topic, id) DO UPDATE SET state = EXCLUDED.state, payload = EXCLUDED.payload, "
-					+ "due_at = EXCLUDED.due_at, attempts = 0, last_error = NULL, updated_at = EXCLUDED.updated_at, "
-					+ "finished_at = NULL WHERE j.finished_at IS NULL OR j.finished_at < EXCLUDED.updated_at";
+			case POSTGRESQL -> {
+				StringBuilder sql = new StringBuilder("INSERT INTO " + table + " AS j (" + COLUMNS + ") " + VALUES
+						+ " ON CONFLICT (topic, id) DO UPDATE SET ");
+				for (String column : REPLACED) {
+					sql.append(column).append(" = EXCLUDED.").append(column).append(", ");
+				}
+				sql.append("attempts = 0, last_error = NULL, finished_at = NULL, recovered_in = NULL WHERE ")
+					.append(String.format(replaces, "j.", "EXCLUDED."));
+				yield sql.toString();
+			}
 			case MYSQL -> {
 				// Assignments run left to right and see the values set before them, so
 				// finished_at, which the condition reads, is set last.
-				String condition = String.format(fresh, "VALUES(updated_at)");
+				String condition = mysqlCondition();
 				StringBuilder sql = new StringBuilder(
 						"INSERT INTO " + table + " (" + COLUMNS + ") " + VALUES + " ON DUPLICATE KEY UPDATE ");
-				for (String column : new String[] { "state", "payload", "due_at", "updated_at" }) {
+				for (String column : REPLACED) {
 					sql.append(column)
 						.append(" = IF(")
 						.append(condition)
@@ -81,19 +113,40 @@ public enum JournalDialect {
 				}
 				sql.append("attempts = IF(").append(condition).append(", 0, attempts), ");
 				sql.append("last_error = IF(").append(condition).append(", NULL, last_error), ");
+				sql.append("recovered_in = IF(").append(condition).append(", NULL, recovered_in), ");
 				sql.append("finished_at = IF(").append(condition).append(", NULL, finished_at)");
 				yield sql.toString();
 			}
-			case H2 -> "MERGE INTO " + table + " j USING (VALUES (CAST(? AS VARCHAR(200)), CAST(? AS VARCHAR(200)), "
-					+ "CAST(? AS VARCHAR(16)), CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS BIGINT), "
-					+ "CAST(? AS BIGINT))) s (topic, id, state, payload, due_at, created_at, updated_at) "
-					+ "ON j.topic = s.topic AND j.id = s.id "
-					+ "WHEN MATCHED AND (j.finished_at IS NULL OR j.finished_at < s.updated_at) THEN UPDATE SET "
-					+ "state = s.state, payload = s.payload, due_at = s.due_at, attempts = 0, last_error = NULL, "
-					+ "updated_at = s.updated_at, finished_at = NULL " + "WHEN NOT MATCHED THEN INSERT (" + COLUMNS
-					+ ") VALUES (s.topic, s.id, s.state, s.payload, "
-					+ "s.due_at, 0, NULL, s.created_at, s.updated_at, NULL)";
+			case H2 -> {
+				StringBuilder sql = new StringBuilder("MERGE INTO " + table
+						+ " j USING (VALUES (CAST(? AS VARCHAR(200)), CAST(? AS VARCHAR(200)), "
+						+ "CAST(? AS VARCHAR(16)), CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS BIGINT), "
+						+ "CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS INTEGER), CAST(? AS INTEGER), "
+						+ "CAST(? AS VARCHAR(8)), CAST(? AS VARCHAR(512)))) s (topic, id, state, payload, due_at, "
+						+ "created_at, updated_at, timeout_ms, max_attempts, priority, on_duplicate, trace_context) "
+						+ "ON j.topic = s.topic AND j.id = s.id WHEN MATCHED AND " + String.format(replaces, "j.", "s.")
+						+ " THEN UPDATE SET ");
+				for (String column : REPLACED) {
+					sql.append(column).append(" = s.").append(column).append(", ");
+				}
+				sql.append("attempts = 0, last_error = NULL, finished_at = NULL, recovered_in = NULL ")
+					.append("WHEN NOT MATCHED THEN INSERT (")
+					.append(COLUMNS)
+					.append(") VALUES (s.topic, s.id, s.state, s.payload, s.due_at, 0, NULL, s.created_at, ")
+					.append("s.updated_at, NULL, s.timeout_ms, s.max_attempts, s.priority, s.on_duplicate, ")
+					.append("s.trace_context)");
+				yield sql.toString();
+			}
 		};
+	}
+
+	/**
+	 * The condition of {@link #upsert} in MySQL's terms: the inserted values through
+	 * VALUES().
+	 */
+	private static String mysqlCondition() {
+		return "((finished_at IS NULL AND (VALUES(state) <> '" + JournalState.OUTBOX + "' OR VALUES(on_duplicate) = '"
+				+ io.redeq.Duplicate.REPLACE + "')) OR finished_at < VALUES(updated_at))";
 	}
 
 	/**

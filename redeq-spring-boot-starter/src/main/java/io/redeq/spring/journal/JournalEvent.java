@@ -1,6 +1,7 @@
 package io.redeq.spring.journal;
 
 import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
 
 import io.redeq.Job;
 
@@ -15,24 +16,39 @@ sealed interface JournalEvent permits JournalEvent.Scheduled, JournalEvent.Chang
 	String id();
 
 	/**
-	 * Redis accepted the job: its row is written (outside a transaction) or marked sent
-	 * (after the outbox row's transaction committed). The payload is turned into JSON on
-	 * the writer thread, off the caller's path.
+	 * Redis stored the job: its row is written (outside a transaction) or marked sent
+	 * (after the outbox row's transaction committed). The row is prepared when Redis
+	 * answered, from what the engine sent: the payload is the JSON its codec wrote on the
+	 * caller's thread at the call, so the writer thread never touches the live payload
+	 * object (which the caller may have changed since, or which may not be readable
+	 * outside its own transaction).
 	 *
-	 * @param job the job, with its id
-	 * @param dueAt when it is due, epoch milliseconds
+	 * @param row the job as Redis holds it
 	 * @param at when Redis accepted it, epoch milliseconds
 	 */
-	record Scheduled(Job job, long dueAt, long at) implements JournalEvent {
+	record Scheduled(JournalRow row, long at) implements JournalEvent {
+
+		/**
+		 * The event of a job whose payload a plain Jackson mapper writes, due at
+		 * {@code dueAt}: for tests of the writer.
+		 * @param job the job, with its id
+		 * @param dueAt when it is due, epoch milliseconds
+		 * @param at when Redis accepted it, epoch milliseconds
+		 */
+		Scheduled(Job job, long dueAt, long at) {
+			this(JournalRow.of(job,
+					(job.payload() != null) ? JsonMapper.builder().build().writeValueAsString(job.payload()) : null,
+					dueAt, null), at);
+		}
 
 		@Override
 		public String topic() {
-			return this.job.topic();
+			return this.row.topic();
 		}
 
 		@Override
 		public String id() {
-			return String.valueOf(this.job.id());
+			return this.row.id();
 		}
 
 	}

@@ -351,7 +351,7 @@ final class JournalRecovery {
 		for (int i = 0; i < claimed.size(); i++) {
 			if (join(finds.get(i)).isEmpty()) {
 				JournalRow row = claimed.get(i).row();
-				this.restorer.restore(row.toJob(this.mapper), Math.max(0, row.attempts()));
+				this.restorer.restore(row.toJob(this.mapper), Math.max(0, row.attempts()), row.traceContext());
 				sent++;
 			}
 		}

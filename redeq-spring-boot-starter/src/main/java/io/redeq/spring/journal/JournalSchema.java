@@ -6,42 +6,30 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
-
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 
 import org.springframework.core.io.DefaultResourceLoader;
 import org.springframework.core.io.Resource;
 import org.springframework.util.StreamUtils;
 
 /**
- * Creates the journal's table, the way Spring Batch creates its own: on an embedded
- * database by default, on any database when asked ({@code always}), never when the
- * application's migrations (Flyway, Liquibase) own the schema. The scripts use
- * {@code IF NOT EXISTS}, so running them again is harmless.
+ * The journal's table: its name, its scripts, and the check at startup that it is there
+ * and current. {@link JournalSchemaInitializer} runs the scripts when asked; an
+ * application whose migrations (Flyway, Liquibase) own the schema runs them there (see
+ * docs/journal.md).
  */
 public final class JournalSchema {
 
-	private static final Log logger = LogFactory.getLog(JournalSchema.class);
-
 	private static final Pattern TABLE_PREFIX = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,40}");
 
-	/** When the schema script runs. */
-	public enum Initialization {
-
-		/** Only on an embedded database (H2). */
-		EMBEDDED,
-
-		/** On every start. */
-		ALWAYS,
-
-		/** Never: the application creates the table itself. */
-		NEVER
-
-	}
+	/** The columns the journal reads and writes, in the order of the table. */
+	static final List<String> COLUMNS = List.of("topic", "id", "state", "payload", "due_at", "attempts", "last_error",
+			"created_at", "updated_at", "finished_at", "timeout_ms", "max_attempts", "priority", "on_duplicate",
+			"trace_context", "recovered_in");
 
 	private JournalSchema() {
 	}
@@ -62,77 +50,75 @@ public final class JournalSchema {
 	}
 
 	/**
-	 * The schema script of a dialect with the prefix filled in, as the statements to run.
-	 * @param dialect the database
+	 * A script of the starter's jar with the prefix filled in: the DDL as an
+	 * application's migration would hold it.
+	 * @param location the script, {@link JournalDialect#schemaLocation()} or
+	 * {@link JournalDialect#upgradeLocation()}
 	 * @param tablePrefix the table prefix
-	 * @return the statements
+	 * @return the script's text
 	 */
-	public static String[] statements(JournalDialect dialect, String tablePrefix) {
+	public static String script(String location, String tablePrefix) {
 		table(tablePrefix);
-		Resource resource = new DefaultResourceLoader().getResource(dialect.schemaLocation());
+		Resource resource = new DefaultResourceLoader().getResource(location);
 		try {
 			String script = StreamUtils.copyToString(resource.getInputStream(), StandardCharsets.UTF_8);
-			String withoutComments = script.replaceAll("(?m)^--.*$", "");
-			return withoutComments.replace("${prefix}", tablePrefix).split(";\\s*");
+			return script.replace("${prefix}", tablePrefix);
 		}
 		catch (IOException ex) {
-			throw new UncheckedIOException("Could not read " + dialect.schemaLocation(), ex);
+			throw new UncheckedIOException("Could not read " + location, ex);
 		}
 	}
 
 	/**
-	 * Fails at startup, with what to do, when the journal's table is missing: better than
-	 * failing the first transaction that schedules a job.
+	 * Fails at startup, with what to do, when the journal's table is missing or lacks
+	 * columns of the current version: better than failing the first transaction that
+	 * schedules a job.
 	 * @param dataSource the database
 	 * @param dialect its dialect
 	 * @param tablePrefix the table prefix
-	 * @throws IllegalStateException if the table cannot be read
+	 * @throws IllegalStateException naming the table, the missing columns and the script
+	 * to run
 	 */
 	public static void requireTable(DataSource dataSource, JournalDialect dialect, String tablePrefix) {
 		String table = table(tablePrefix);
-		try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
-			statement
-				.executeQuery("SELECT topic, id, state, payload, due_at, attempts, last_error, created_at, "
-						+ "updated_at, finished_at FROM " + table + " WHERE 1 = 0")
-				.close();
+		try (Connection connection = dataSource.getConnection()) {
+			if (canSelect(connection, table, String.join(", ", COLUMNS))) {
+				return;
+			}
+			if (!canSelect(connection, table, "topic, id, state")) {
+				throw new IllegalStateException("redeq journal table " + table + " is missing. Create it with the "
+						+ "script " + dialect.schemaLocation() + " (from your Flyway or Liquibase migrations) or set "
+						+ "redeq.journal.initialize-schema=always");
+			}
+			List<String> missing = new ArrayList<>();
+			for (String column : COLUMNS) {
+				if (!canSelect(connection, table, column)) {
+					missing.add(column);
+				}
+			}
+			throw new IllegalStateException("redeq journal table " + table + " lacks the columns " + missing
+					+ " of journal schema version " + JournalDialect.SCHEMA_VERSION + ". Upgrade it with the script "
+					+ dialect.upgradeLocation() + " (from your Flyway or Liquibase migrations, see docs/journal.md) or "
+					+ "set redeq.journal.initialize-schema=always");
 		}
 		catch (SQLException ex) {
-			throw new IllegalStateException("redeq journal table " + table + " is missing or incomplete ("
-					+ ex.getMessage() + "). Create it with the script " + dialect.schemaLocation()
-					+ " (from your Flyway or Liquibase migrations) or set redeq.journal.initialize-schema=always", ex);
+			throw new IllegalStateException("redeq journal could not check its table " + table + ": " + ex.getMessage(),
+					ex);
 		}
 	}
 
 	/**
-	 * Runs the schema script if {@code initialization} asks for it.
-	 * @param dataSource the database
-	 * @param dialect its dialect
-	 * @param tablePrefix the table prefix
-	 * @param initialization when to run it
-	 * @return whether the script ran
+	 * Whether the columns can be read. The data source's connections auto-commit, so a
+	 * failed try (PostgreSQL aborts the transaction it ran in) does not spoil the next.
 	 */
-	public static boolean initialize(DataSource dataSource, JournalDialect dialect, String tablePrefix,
-			Initialization initialization) {
-		if (initialization == Initialization.NEVER
-				|| (initialization == Initialization.EMBEDDED && !dialect.isEmbedded())) {
-			return false;
-		}
-		try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
-			for (String sql : statements(dialect, tablePrefix)) {
-				if (!sql.isBlank()) {
-					statement.execute(sql);
-				}
-			}
-			if (!connection.getAutoCommit()) {
-				connection.commit();
-			}
+	private static boolean canSelect(Connection connection, String table, String columns) {
+		try (Statement statement = connection.createStatement()) {
+			statement.executeQuery("SELECT " + columns + " FROM " + table + " WHERE 1 = 0").close();
+			return true;
 		}
 		catch (SQLException ex) {
-			throw new IllegalStateException("redeq journal could not create table " + table(tablePrefix) + " ("
-					+ dialect.schemaLocation() + "): " + ex.getMessage(), ex);
+			return false;
 		}
-		logger.debug("redeq journal schema ready: " + table(tablePrefix));
-		return true;
 	}
 
 }

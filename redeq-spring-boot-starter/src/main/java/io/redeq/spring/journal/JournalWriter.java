@@ -25,7 +25,6 @@ import javax.sql.DataSource;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.ObjectMapper;
 
 import io.redeq.JobLifecycleListener;
 
@@ -112,8 +111,6 @@ public final class JournalWriter {
 	/** Whether an update that changed nothing found a row, and a finished one. */
 	private final String findSql;
 
-	private final ObjectMapper mapper;
-
 	private final int batchSize;
 
 	private final BlockingQueue<JournalEvent> queue;
@@ -164,13 +161,11 @@ public final class JournalWriter {
 	 * @param dataSource the database
 	 * @param dialect its dialect
 	 * @param table the journal table
-	 * @param mapper turns payloads into the JSON Redis holds
 	 * @param capacity how many events wait in memory at most
 	 * @param batchSize how many events one transaction writes at most
 	 */
-	public JournalWriter(DataSource dataSource, JournalDialect dialect, String table, ObjectMapper mapper, int capacity,
-			int batchSize) {
-		this(dataSource, dialect, table, mapper, capacity, batchSize, DEFAULT_ROW_WAIT);
+	public JournalWriter(DataSource dataSource, JournalDialect dialect, String table, int capacity, int batchSize) {
+		this(dataSource, dialect, table, capacity, batchSize, DEFAULT_ROW_WAIT);
 	}
 
 	/**
@@ -178,14 +173,13 @@ public final class JournalWriter {
 	 * @param dataSource the database
 	 * @param dialect its dialect
 	 * @param table the journal table
-	 * @param mapper turns payloads into the JSON Redis holds
 	 * @param capacity how many events wait in memory at most
 	 * @param batchSize how many events one transaction writes at most
 	 * @param rowWait how long an update that finds no row waits for it before it is given
 	 * up and {@link #unmatched() counted}
 	 */
-	public JournalWriter(DataSource dataSource, JournalDialect dialect, String table, ObjectMapper mapper, int capacity,
-			int batchSize, Duration rowWait) {
+	public JournalWriter(DataSource dataSource, JournalDialect dialect, String table, int capacity, int batchSize,
+			Duration rowWait) {
 		this.dataSource = dataSource;
 		this.upsertSql = dialect.upsert(table);
 		String pendingSet = "UPDATE " + table + " SET state = ?, attempts = COALESCE(?, attempts), "
@@ -198,7 +192,6 @@ public final class JournalWriter {
 		this.cancelSql = pendingSet;
 		this.rescheduleSql = pendingSet + " AND state <> '" + JournalState.RUNNING + "'";
 		this.findSql = "SELECT finished_at FROM " + table + " WHERE topic = ? AND id = ?";
-		this.mapper = mapper;
 		this.batchSize = batchSize;
 		this.queue = new ArrayBlockingQueue<>(capacity);
 		this.waiting = new RowWaits(rowWait, Math.min(capacity, MAX_WAITING));
@@ -611,10 +604,6 @@ public final class JournalWriter {
 				+ "aside, a job scheduled with another client); jobs in Redis are not affected.");
 	}
 
-	private String json(@Nullable Object payload) {
-		return this.mapper.writeValueAsString(payload);
-	}
-
 	/**
 	 * Waits on {@link #progress} (its monitor held) for at most {@code duration}.
 	 * @return {@code false} if the waiting thread was interrupted
@@ -712,19 +701,7 @@ public final class JournalWriter {
 		}
 
 		private void addUpsert(JournalEvent.Scheduled event) throws SQLException {
-			Object payload = event.job().payload();
-			this.upsert.setString(1, event.topic());
-			this.upsert.setString(2, event.id());
-			this.upsert.setString(3, JournalState.SCHEDULED.name());
-			if (payload == null) {
-				this.upsert.setNull(4, Types.VARCHAR);
-			}
-			else {
-				this.upsert.setString(4, json(payload));
-			}
-			this.upsert.setLong(5, event.dueAt());
-			this.upsert.setLong(6, event.at());
-			this.upsert.setLong(7, event.at());
+			event.row().bindUpsert(this.upsert, JournalState.SCHEDULED, event.at());
 			this.upsert.addBatch();
 			this.upserts++;
 		}

@@ -15,9 +15,11 @@ import io.redeq.Job;
 import io.redeq.JobInfo;
 
 /**
- * The asynchronous view of {@link JournalingRedeqClient}: journals what Redis accepted
- * once its future completed, so the caller never waits for the database. The journal's
- * writer takes events without blocking.
+ * The asynchronous view of {@link JournalingRedeqClient}: journals the cancels and
+ * reschedules Redis accepted once their future completed, so the caller never waits for
+ * the database (scheduled jobs are journaled as the engine reports them, see
+ * {@link JournalingRedeqClient#accepted}). The journal's writer takes events without
+ * blocking.
  */
 final class JournalingAsyncRedeqClient implements AsyncRedeqClient {
 
@@ -35,49 +37,22 @@ final class JournalingAsyncRedeqClient implements AsyncRedeqClient {
 
 	@Override
 	public CompletableFuture<String> schedule(String topic, @Nullable Object payload, Duration delay) {
-		long sentAt = this.clock.millis();
-		return this.target.schedule(topic, payload, delay)
-			.thenApply((id) -> scheduled(Job.builder(topic).id(id).payload(payload).delay(delay).build(), sentAt));
+		return this.target.schedule(topic, payload, delay);
 	}
 
 	@Override
 	public CompletableFuture<String> scheduleAt(String topic, @Nullable Object payload, Instant dueAt) {
-		long sentAt = this.clock.millis();
-		return this.target.scheduleAt(topic, payload, dueAt)
-			.thenApply((id) -> scheduled(Job.builder(topic).id(id).payload(payload).dueAt(dueAt).build(), sentAt));
+		return this.target.scheduleAt(topic, payload, dueAt);
 	}
 
 	@Override
 	public CompletableFuture<String> schedule(Job job) {
-		long sentAt = this.clock.millis();
-		return this.target.schedule(job).thenApply((id) -> scheduled(JournalingRedeqClient.withId(job, id), sentAt));
+		return this.target.schedule(job);
 	}
 
-	/**
-	 * Journals the batch once Redis accepted it. A batch that failed is journaled as the
-	 * synchronous client does it: each job Redis now holds, found after the failure.
-	 */
 	@Override
 	public CompletableFuture<List<String>> scheduleAll(Collection<Job> jobs) {
-		long sentAt = this.clock.millis();
-		List<Job> copy = List.copyOf(jobs);
-		return this.target.scheduleAll(copy).whenComplete((ids, ex) -> {
-			if (ex == null) {
-				for (int i = 0; i < copy.size(); i++) {
-					scheduled(JournalingRedeqClient.withId(copy.get(i), ids.get(i)), sentAt);
-				}
-				return;
-			}
-			for (Job job : copy) {
-				if (job.id() != null) {
-					this.target.find(job.topic(), job.id()).thenAccept((found) -> {
-						if (found.isPresent()) {
-							scheduled(job, sentAt);
-						}
-					});
-				}
-			}
-		});
+		return this.target.scheduleAll(jobs);
 	}
 
 	@Override
@@ -114,11 +89,6 @@ final class JournalingAsyncRedeqClient implements AsyncRedeqClient {
 	@Override
 	public CompletableFuture<Optional<JobInfo>> find(String topic, String id) {
 		return this.target.find(topic, id);
-	}
-
-	private String scheduled(Job job, long sentAt) {
-		this.journal.scheduled(job, sentAt);
-		return job.id();
 	}
 
 }

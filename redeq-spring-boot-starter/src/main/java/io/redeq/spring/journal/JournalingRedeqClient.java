@@ -14,13 +14,15 @@ import io.redeq.Job;
 import io.redeq.JobInfo;
 import io.redeq.Recurring;
 import io.redeq.RedeqClient;
+import io.redeq.schedule.AcceptedJob;
 
 /**
- * A {@link RedeqClient} that journals what Redis accepted: each job it schedules, and
- * each cancel and reschedule that took effect. It sits under the transaction-aware
- * client, so a job sent after its transaction committed is journaled here as sent. The
- * journal is written later by the {@link JournalWriter}: the caller waits for Redis only,
- * as without the journal.
+ * A {@link RedeqClient} that journals what Redis accepted: each cancel and reschedule
+ * that took effect here, and (through {@link #accepted}, which the engine calls for every
+ * job a schedule call sent) each job Redis stored, as Redis holds it. It sits under the
+ * transaction-aware client, so a job sent after its transaction committed is journaled as
+ * sent. The journal is written later by the {@link JournalWriter}: the caller waits for
+ * Redis only, as without the journal.
  */
 final class JournalingRedeqClient implements RedeqClient {
 
@@ -63,53 +65,22 @@ final class JournalingRedeqClient implements RedeqClient {
 
 	@Override
 	public String schedule(String topic, @Nullable Object payload, Duration delay) {
-		long sentAt = this.clock.millis();
-		String id = this.target.schedule(topic, payload, delay);
-		scheduled(Job.builder(topic).id(id).payload(payload).delay(delay).build(), sentAt);
-		return id;
+		return this.target.schedule(topic, payload, delay);
 	}
 
 	@Override
 	public String scheduleAt(String topic, @Nullable Object payload, Instant dueAt) {
-		long sentAt = this.clock.millis();
-		String id = this.target.scheduleAt(topic, payload, dueAt);
-		scheduled(Job.builder(topic).id(id).payload(payload).dueAt(dueAt).build(), sentAt);
-		return id;
+		return this.target.scheduleAt(topic, payload, dueAt);
 	}
 
 	@Override
 	public String schedule(Job job) {
-		long sentAt = this.clock.millis();
-		String id = this.target.schedule(job);
-		scheduled(withId(job, id), sentAt);
-		return id;
+		return this.target.schedule(job);
 	}
 
-	/**
-	 * Journals the batch once Redis accepted it. When some job failed, the others went
-	 * through: those Redis now holds are journaled before the failure is thrown (a job
-	 * that already ran to its end is not found, and stays unjournaled).
-	 */
 	@Override
 	public List<String> scheduleAll(Collection<Job> jobs) {
-		long sentAt = this.clock.millis();
-		List<Job> copy = List.copyOf(jobs);
-		List<String> ids;
-		try {
-			ids = this.target.scheduleAll(copy);
-		}
-		catch (RuntimeException ex) {
-			for (Job job : copy) {
-				if (job.id() != null && this.target.find(job.topic(), job.id()).isPresent()) {
-					scheduled(job, sentAt);
-				}
-			}
-			throw ex;
-		}
-		for (int i = 0; i < copy.size(); i++) {
-			scheduled(withId(copy.get(i), ids.get(i)), sentAt);
-		}
-		return ids;
+		return this.target.scheduleAll(jobs);
 	}
 
 	@Override
@@ -150,34 +121,25 @@ final class JournalingRedeqClient implements RedeqClient {
 			.offer(new JournalEvent.Changed(topic, id, JournalState.CANCELLED, null, null, null, this.clock.millis()));
 	}
 
-	void scheduled(Job job, long sentAt) {
-		this.writer.offer(new JournalEvent.Scheduled(job, JdbcOutbox.dueAt(job, sentAt), sentAt));
+	/**
+	 * Journals a job the engine sent, as Redis now holds it: called by the engine (see
+	 * {@link io.redeq.schedule.JournalHooks#onAccepted}) when Redis answered, on the
+	 * thread that read the answer. A job Redis kept ({@link io.redeq.Duplicate#KEEP}
+	 * found one under its id) is not journaled: the row of the job Redis holds stays as
+	 * it is, and an outbox row of this call stays unsent until the relay sends it, which
+	 * Redis then keeps again and the relay marks sent.
+	 * @param writer the journal's writer
+	 * @param clock the clock of journal times
+	 * @param job what the engine sent
+	 */
+	static void accepted(JournalWriter writer, Clock clock, AcceptedJob job) {
+		if (!job.kept()) {
+			writer.offer(new JournalEvent.Scheduled(JournalRow.of(job), clock.millis()));
+		}
 	}
 
 	void rescheduled(String topic, String id, long dueAt, long at) {
 		this.writer.offer(new JournalEvent.Changed(topic, id, JournalState.SCHEDULED, null, dueAt, null, at));
-	}
-
-	static Job withId(Job job, String id) {
-		if (id.equals(job.id())) {
-			return job;
-		}
-		Job.Builder builder = Job.builder(job.topic()).id(id).payload(job.payload()).onDuplicate(job.onDuplicate());
-		// The job's own settings travel with it.
-		builder.priority(job.priority());
-		if (job.timeout() != null) {
-			builder.timeout(job.timeout());
-		}
-		if (job.maxAttempts() != null) {
-			builder.maxAttempts(job.maxAttempts());
-		}
-		if (job.dueAt() != null) {
-			builder.dueAt(job.dueAt());
-		}
-		else if (job.delay() != null) {
-			builder.delay(job.delay());
-		}
-		return builder.build();
 	}
 
 }

@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.ObjectMapper;
 
 import io.redeq.CapacityExceededException;
+import io.redeq.DuplicateJobException;
 import io.redeq.Job;
 import io.redeq.PayloadTooLargeException;
 import io.redeq.RedeqClient;
@@ -26,8 +27,11 @@ import io.redeq.RedeqUnavailableException;
  * Sends the outbox rows nobody sent: their transaction committed but the process died
  * before the send after commit, or Redis was down then. Every instance runs it; rows are
  * claimed with {@code FOR UPDATE SKIP LOCKED}, so two instances never send the same row
- * at the same time, and a row is sent with {@link io.redeq.Duplicate#KEEP}, so a job
- * Redis already holds is left as it is.
+ * at the same time. A row is sent with its job's own settings; a job its transaction
+ * scheduled with {@link io.redeq.Duplicate#REPLACE} replaces the job Redis holds under
+ * its id (as the send after commit would have), any other is sent with
+ * {@link io.redeq.Duplicate#KEEP}, so a job Redis already holds is left as it is (see
+ * {@link JournalRow#toRelayedJob}).
  *
  * <p>
  * Only rows older than a grace period are taken: a younger one is most likely being sent
@@ -132,7 +136,7 @@ final class OutboxRelay {
 	 */
 	private Batch send(Connection connection, List<JournalRow> rows) throws SQLException {
 		try {
-			this.client.scheduleAll(rows.stream().map((row) -> row.toJob(this.mapper)).toList());
+			this.client.scheduleAll(rows.stream().map((row) -> row.toRelayedJob(this.mapper)).toList());
 		}
 		catch (RedeqUnavailableException ex) {
 			throw ex;
@@ -162,7 +166,7 @@ final class OutboxRelay {
 		for (JournalRow row : rows) {
 			Job job;
 			try {
-				job = row.toJob(this.mapper);
+				job = row.toRelayedJob(this.mapper);
 			}
 			catch (RuntimeException ex) {
 				giveUp(connection, row, "its row cannot be read as a job", ex);
@@ -175,6 +179,10 @@ final class OutboxRelay {
 			catch (CapacityExceededException ex) {
 				full = ex;
 				fullRows++;
+				notYet.add(row);
+			}
+			catch (DuplicateJobException ex) {
+				// A REPLACE that met its job while it runs: not for good either.
 				notYet.add(row);
 			}
 			catch (PayloadTooLargeException | IllegalArgumentException ex) {

@@ -21,6 +21,7 @@ import org.springframework.context.SmartLifecycle;
 import io.redeq.Recurring;
 import io.redeq.RedeqClient;
 import io.redeq.schedule.JobRestorer;
+import io.redeq.schedule.JournalHooks;
 import io.redeq.spring.transaction.TransactionalOutbox;
 
 /**
@@ -77,6 +78,9 @@ public final class RedeqJournal implements SmartLifecycle, DisposableBean {
 	 * @param client the client that talks to Redis (not transaction-aware)
 	 * @param restorer the engine's internal way to send a job again with the attempts it
 	 * used ({@link io.redeq.Redeq#restorer()})
+	 * @param hooks the engine's internal hooks ({@link io.redeq.Redeq#journalHooks()}):
+	 * the journal learns from them each job Redis stored, and writes outbox payloads with
+	 * the engine's codec
 	 * @param marker the markers of Redis's buckets
 	 * @param mapper the mapper redeq writes payloads with
 	 * @param recurring the recurring jobs the application declares at startup, declared
@@ -85,14 +89,15 @@ public final class RedeqJournal implements SmartLifecycle, DisposableBean {
 	 * @param phase the lifecycle phase, below the engine's
 	 */
 	public RedeqJournal(DataSource dataSource, JournalDialect dialect, JournalSettings settings, JournalWriter writer,
-			RedeqClient client, JobRestorer restorer, RedisMarker marker, ObjectMapper mapper,
+			RedeqClient client, JobRestorer restorer, JournalHooks hooks, RedisMarker marker, ObjectMapper mapper,
 			List<Recurring> recurring, Clock clock, int phase) {
 		String table = settings.table();
 		this.settings = settings;
 		this.clock = clock;
 		this.phase = phase;
 		this.writer = writer;
-		this.outbox = new JdbcOutbox(dataSource, dialect, table, mapper, clock);
+		this.outbox = new JdbcOutbox(dataSource, dialect, table, hooks::payloadJson, clock);
+		hooks.onAccepted((job) -> JournalingRedeqClient.accepted(writer, clock, job));
 		this.relay = new OutboxRelay(dataSource, table, client, mapper, clock, settings.relayGrace(),
 				settings.batchSize());
 		this.retention = new JournalRetention(dataSource, table, clock, settings.retention(), settings.batchSize());

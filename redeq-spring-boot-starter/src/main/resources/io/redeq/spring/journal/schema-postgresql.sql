@@ -1,7 +1,9 @@
--- redeq job journal and transactional outbox, PostgreSQL (also used for H2).
+-- redeq job journal and transactional outbox, PostgreSQL (also used for H2). Schema version 2.
 -- ${prefix} is redeq.journal.table-prefix (default redeq_). Times are epoch milliseconds (UTC).
 -- One row per job (topic, id): the outbox row written in the application's transaction,
--- then the job's life (SCHEDULED, RUNNING, RETRYING, COMPLETED, DEAD, CANCELLED).
+-- then the job's life (SCHEDULED, RUNNING, RETRYING, COMPLETED, DEAD, CANCELLED), and the
+-- job's own settings, so that the relay and the recovery send the job as it was scheduled.
+-- A table of version 1 (without the settings) is upgraded by schema-upgrade-2-postgresql.sql.
 CREATE TABLE IF NOT EXISTS ${prefix}job (
 	topic VARCHAR(200) NOT NULL,
 	id VARCHAR(200) NOT NULL,
@@ -13,7 +15,12 @@ CREATE TABLE IF NOT EXISTS ${prefix}job (
 	created_at BIGINT NOT NULL,
 	updated_at BIGINT NOT NULL,
 	finished_at BIGINT,
-	recovered_in VARCHAR(64),
+	timeout_ms BIGINT NULL,
+	max_attempts INTEGER NULL,
+	priority INTEGER DEFAULT 0 NOT NULL,
+	on_duplicate VARCHAR(8) NULL,
+	trace_context VARCHAR(512) NULL,
+	recovered_in VARCHAR(64) NULL,
 	PRIMARY KEY (topic, id)
 );
 -- The relay (state = 'OUTBOX' AND updated_at < ?) and the recovery (state IN ('SCHEDULED', 'RUNNING', 'RETRYING')).

@@ -26,7 +26,7 @@ class JournalDatabaseVersionTests {
 
 	@ParameterizedTest
 	@CsvSource(delimiter = '|', textBlock = """
-			PostgreSQL | 9.5.0
+			PostgreSQL | 9.6.0
 			PostgreSQL | 15.4
 			PostgreSQL | 16.1 (Debian 16.1-1.pgdg120+1)
 			MySQL      | 8.0.1
@@ -44,7 +44,7 @@ class JournalDatabaseVersionTests {
 
 	@ParameterizedTest
 	@CsvSource(delimiter = '|', textBlock = """
-			PostgreSQL | 9.4.26                                     | PostgreSQL 9.5 or later
+			PostgreSQL | 9.5.25                                     | PostgreSQL 9.6 or later
 			MySQL      | 8.0.0-dmr                                  | MySQL 8.0.1 or later
 			MySQL      | 5.7.44                                     | MySQL 8.0.1 or later
 			MariaDB    | 10.5.21-MariaDB                            | MariaDB 10.6 or later

@@ -1,5 +1,6 @@
 package io.redeq.spring.journal;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -21,6 +22,7 @@ import java.util.function.Consumer;
 
 import javax.sql.DataSource;
 
+import com.fasterxml.jackson.annotation.JsonValue;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
@@ -31,10 +33,15 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import io.redeq.Duplicate;
 import io.redeq.Job;
 import io.redeq.JobInfo;
 import io.redeq.Redeq;
@@ -42,7 +49,9 @@ import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
 import io.redeq.SubscriptionOptions;
 import io.redeq.TopicStats;
+import io.redeq.redis.KeySpace;
 import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
+import io.redeq.spring.boot.autoconfigure.RedeqBuilderCustomizer;
 import io.redeq.spring.boot.autoconfigure.RedeqJournalAutoConfiguration;
 import io.redeq.spring.boot.autoconfigure.health.RedeqHealthContributorAutoConfiguration;
 import io.redeq.spring.boot.health.RedeqJournalHealthIndicator;
@@ -417,8 +426,7 @@ abstract class JournalScenarios {
 	 * yet waits for it; a job scheduled again under a finished id starts a new history.
 	 */
 	static void writerKeepsOrder(AssertableApplicationContext context, JournalDialect dialect) throws Exception {
-		JournalWriter writer = new JournalWriter(context.getBean(DataSource.class), dialect, "redeq_job",
-				JsonMapper.builder().build(), 100, 10);
+		JournalWriter writer = new JournalWriter(context.getBean(DataSource.class), dialect, "redeq_job", 100, 10);
 		writer.start();
 		try {
 			long t = System.currentTimeMillis();
@@ -546,6 +554,163 @@ abstract class JournalScenarios {
 		});
 	}
 
+	/**
+	 * A job's own settings travel with its outbox row: sent by the relay (its send after
+	 * commit never happened), a job of one attempt fails once and is DEAD, not retried
+	 * with the topic's three; timeout, attempts and priority reach Redis; a REPLACE
+	 * committed in the transaction replaces the job Redis held. After Redis lost
+	 * everything, the recovery sends the job with its settings and its trace context.
+	 */
+	@Test
+	void relayedAndRecoveredJobsKeepTheirOwnSettings() {
+		runner().run((context) -> {
+			Runs runs = subscribe(context, "own", (id) -> {
+				throw new IllegalStateException("always fails");
+			});
+			RedeqClient client = context.getBean(RedeqClient.class);
+			RedeqJournal journal = context.getBean(RedeqJournal.class);
+			client.schedule(Job.builder("own").id("replaced").payload("old").delay(Duration.ofHours(1)).build());
+			assertThat(journal.writer().flush(TIMEOUT)).isTrue();
+			transaction(context).executeWithoutResult((status) -> journal.outbox()
+				.write(List.of(Job.builder("own").id("once").payload("x").maxAttempts(1).build(),
+						Job.builder("own")
+							.id("settings")
+							.payload("s")
+							.delay(Duration.ofHours(1))
+							.timeout(Duration.ofHours(2))
+							.maxAttempts(5)
+							.priority(9)
+							.build(),
+						Job.builder("own").id("replaced").payload("new").delay(Duration.ofHours(2)).build())));
+			Awaitility.await()
+				.atMost(TIMEOUT)
+				.until(() -> row(context, "own", "once").map(Row::state).orElse(null),
+						(state) -> state == JournalState.DEAD);
+			assertThat(runs.attempts("once")).containsExactly(1);
+			Awaitility.await()
+				.atMost(TIMEOUT)
+				.until(() -> row(context, "own", "replaced").map(Row::state).orElse(null),
+						(state) -> state == JournalState.SCHEDULED);
+			assertThat(stored(context, "own", "replaced")).endsWith("|\"new\"");
+			assertThat(stored(context, "own", "settings")).contains(";t7200000", ";a5", ";p9");
+			String trace = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+			try (Connection connection = context.getBean(DataSource.class).getConnection();
+					Statement statement = connection.createStatement()) {
+				statement.executeUpdate(
+						"UPDATE redeq_job SET trace_context = '" + trace + "' WHERE topic = 'own' AND id = 'settings'");
+			}
+			flushRedis(context);
+			assertThat(context.getBean(RedeqAdmin.class).recoverFromJournal()).isEqualTo(2);
+			assertThat(stored(context, "own", "settings")).contains(";t7200000", ";a5", ";p9", trace)
+				.endsWith("|\"s\"");
+			assertThat(stored(context, "own", "replaced")).endsWith("|\"new\"");
+		});
+	}
+
+	/**
+	 * The journal holds a payload as Redis does: written at the call, on the caller's
+	 * thread, by the engine's codec. A payload changed right after the call is journaled
+	 * as it was sent; a payload only the engine's mapper can write is journaled, and does
+	 * not stall the journal.
+	 */
+	@Test
+	void thePayloadIsJournaledAsItWasSent() {
+		runner().withUserConfiguration(MoneyMapperConfiguration.class).run((context) -> {
+			RedeqClient client = context.getBean(RedeqClient.class);
+			RedeqJournal journal = context.getBean(RedeqJournal.class);
+			List<String> lines = new ArrayList<>(List.of("as sent"));
+			client.schedule(Job.builder("sent").id("mutated").payload(lines).delay(Duration.ofHours(1)).build());
+			lines.add("changed after the call");
+			client.schedule(
+					Job.builder("sent").id("money").payload(new Money("12.50 EUR")).delay(Duration.ofHours(1)).build());
+			Awaitility.await().atMost(TIMEOUT).until(() -> row(context, "sent", "money").isPresent());
+			assertThat(journal.writer().flush(TIMEOUT)).isTrue();
+			assertThat(column(context, "sent", "mutated", "payload")).isEqualTo("[\"as sent\"]");
+			assertThat(column(context, "sent", "money", "payload")).isEqualTo("\"12.50 EUR\"");
+		});
+	}
+
+	/**
+	 * A KEEP that found the job there leaves the job's row as it is, outside a
+	 * transaction and inside one (where the outbox row does not overwrite it either): the
+	 * journal keeps describing the job Redis kept.
+	 */
+	@Test
+	void aKeptJobKeepsItsRow() {
+		runner().withPropertyValues("redeq.consumer.enabled=false").run((context) -> {
+			RedeqClient client = context.getBean(RedeqClient.class);
+			RedeqJournal journal = context.getBean(RedeqJournal.class);
+			client.schedule(Job.builder("keep").id("k").payload("first").delay(Duration.ofHours(1)).build());
+			Awaitility.await().atMost(TIMEOUT).until(() -> row(context, "keep", "k").isPresent());
+			client.schedule(Job.builder("keep")
+				.id("k")
+				.payload("second")
+				.priority(9)
+				.delay(Duration.ofHours(2))
+				.onDuplicate(Duplicate.KEEP)
+				.build());
+			transaction(context).executeWithoutResult((status) -> client.schedule(
+					Job.builder("keep").id("k").payload("third").maxAttempts(1).onDuplicate(Duplicate.KEEP).build()));
+			assertThat(journal.writer().flush(TIMEOUT)).isTrue();
+			assertThat(stored(context, "keep", "k")).endsWith("|\"first\"");
+			assertThat(column(context, "keep", "k", "payload")).isEqualTo("\"first\"");
+			assertThat(column(context, "keep", "k", "priority")).isEqualTo("0");
+			assertThat(column(context, "keep", "k", "max_attempts")).isNull();
+			assertThat(row(context, "keep", "k").get().state()).isEqualTo(JournalState.SCHEDULED);
+		});
+	}
+
+	/**
+	 * A table of schema version 1 (before the job's settings were journaled) is upgraded
+	 * at startup with {@code always}, rows kept, and twice is harmless; with
+	 * {@code never}, startup fails naming the missing columns and the script to run.
+	 */
+	@Test
+	void aVersionOneTableIsUpgradedOrNamedAtStartup() throws SQLException {
+		DriverManagerDataSource dataSource = new DriverManagerDataSource(jdbcUrl(), user(), "");
+		try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+			statement.execute("DROP TABLE IF EXISTS v1_job");
+			statement.execute("CREATE TABLE v1_job (topic VARCHAR(200) NOT NULL, id VARCHAR(200) NOT NULL, "
+					+ "state VARCHAR(16) NOT NULL, payload TEXT, due_at BIGINT NOT NULL, "
+					+ "attempts INTEGER DEFAULT 0 NOT NULL, last_error VARCHAR(1000), created_at BIGINT NOT NULL, "
+					+ "updated_at BIGINT NOT NULL, finished_at BIGINT, PRIMARY KEY (topic, id))");
+			statement.execute("INSERT INTO v1_job (topic, id, state, payload, due_at, attempts, created_at, "
+					+ "updated_at) VALUES ('old', 'kept', 'SCHEDULED', '\"x\"', 0, 1, 0, 0)");
+		}
+		ApplicationContextRunner v1 = runner().withPropertyValues("redeq.journal.table-prefix=v1_",
+				"redeq.consumer.enabled=false");
+		v1.withPropertyValues("redeq.journal.initialize-schema=never").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.hasMessageContaining("v1_job")
+				.hasMessageContaining("timeout_ms")
+				.hasMessageContaining("recovered_in")
+				.hasMessageContaining("schema-upgrade-2-");
+		});
+		for (int start = 0; start < 2; start++) {
+			v1.run((context) -> {
+				assertThat(context).hasNotFailed();
+				context.getBean(RedeqClient.class)
+					.schedule(Job.builder("new").id("n").payload("y").priority(9).delay(Duration.ofHours(1)).build());
+				assertThat(context.getBean(RedeqJournal.class).writer().flush(TIMEOUT)).isTrue();
+			});
+		}
+		try (Connection connection = dataSource.getConnection();
+				Statement statement = connection.createStatement();
+				ResultSet rows = statement
+					.executeQuery("SELECT topic, attempts, priority, max_attempts FROM v1_job ORDER BY topic")) {
+			assertThat(rows.next()).isTrue();
+			assertThat(rows.getString(1)).isEqualTo("new");
+			assertThat(rows.getInt(3)).isEqualTo(9);
+			assertThat(rows.next()).isTrue();
+			assertThat(rows.getString(1)).isEqualTo("old");
+			assertThat(rows.getInt(2)).isEqualTo(1);
+			assertThat(rows.getInt(3)).isZero();
+			assertThat(rows.getObject(4)).isNull();
+			assertThat(rows.next()).isFalse();
+		}
+	}
+
 	@Test
 	void withoutTheTableTheApplicationFailsAtStartupSayingWhatToDo() {
 		runner().withPropertyValues("redeq.journal.initialize-schema=never", "redeq.journal.table-prefix=absent_")
@@ -571,6 +736,43 @@ abstract class JournalScenarios {
 	}
 
 	// helpers
+
+	/**
+	 * The record Redis holds for a job: created time, settings, trace context, payload.
+	 */
+	static String stored(AssertableApplicationContext context, String topic, String id) {
+		Redeq redeq = context.getBean(Redeq.class);
+		KeySpace keys = new KeySpace(redeq.options().prefix(), redeq.options().buckets());
+		String jobKey = KeySpace.jobKey(topic, id);
+		try (RedisConnection connection = context.getBean(RedisConnectionFactory.class).getConnection()) {
+			byte[] record = connection.hashCommands()
+				.hGet((keys.tag(keys.bucketOf(jobKey)) + ":payload").getBytes(StandardCharsets.UTF_8),
+						jobKey.getBytes(StandardCharsets.UTF_8));
+			return (record != null) ? new String(record, StandardCharsets.UTF_8) : "";
+		}
+	}
+
+	/** Redis loses everything, as a restart without persistence does. */
+	static void flushRedis(AssertableApplicationContext context) {
+		try (RedisConnection connection = context.getBean(RedisConnectionFactory.class).getConnection()) {
+			connection.serverCommands().flushAll();
+		}
+	}
+
+	/** One column of a job's row, as text (null when SQL NULL). */
+	static String column(AssertableApplicationContext context, String topic, String id, String column)
+			throws SQLException {
+		try (Connection connection = context.getBean(DataSource.class).getConnection();
+				PreparedStatement select = connection
+					.prepareStatement("SELECT " + column + " FROM redeq_job WHERE topic = ? AND id = ?")) {
+			select.setString(1, topic);
+			select.setString(2, id);
+			try (ResultSet rows = select.executeQuery()) {
+				assertThat(rows.next()).as("row of %s/%s", topic, id).isTrue();
+				return rows.getString(1);
+			}
+		}
+	}
 
 	/**
 	 * Waits for a test to let a handler end, bounded so that a failed test never hangs.
@@ -741,6 +943,39 @@ abstract class JournalScenarios {
 		int distinct() {
 			return this.counts.size();
 		}
+
+	}
+
+	/** The engine's mapper writes Money as its text; a plain Jackson mapper cannot. */
+	@Configuration(proxyBeanMethods = false)
+	static class MoneyMapperConfiguration {
+
+		@Bean
+		RedeqBuilderCustomizer moneyMapper() {
+			return (builder) -> builder
+				.payloadMapper(JsonMapper.builder().addMixIn(Money.class, MoneyText.class).build());
+		}
+
+	}
+
+	static final class Money {
+
+		private final String text;
+
+		Money(String text) {
+			this.text = text;
+		}
+
+		String text() {
+			return this.text;
+		}
+
+	}
+
+	abstract static class MoneyText {
+
+		@JsonValue
+		abstract String text();
 
 	}
 

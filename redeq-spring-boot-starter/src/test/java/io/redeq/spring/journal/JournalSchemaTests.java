@@ -1,5 +1,7 @@
 package io.redeq.spring.journal;
 
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -12,11 +14,33 @@ class JournalSchemaTests {
 	@Test
 	void theScriptsUseThePrefixForTheTableAndItsIndexes() {
 		for (JournalDialect dialect : JournalDialect.values()) {
-			String script = String.join(";", JournalSchema.statements(dialect, "shop_"));
+			String script = JournalSchema.script(dialect.schemaLocation(), "shop_");
 			assertThat(script).contains("CREATE TABLE IF NOT EXISTS shop_job")
 				.contains("shop_job_state_idx")
 				.contains("shop_job_finished_idx")
 				.doesNotContain("${prefix}");
+			assertThat(JournalSchema.script(dialect.upgradeLocation(), "shop_")).contains("ALTER TABLE shop_job")
+				.doesNotContain("${prefix}");
+		}
+	}
+
+	/**
+	 * Every column the journal reads or writes is created by both scripts, and added by
+	 * both upgrades.
+	 */
+	@Test
+	void everyColumnIsInEachScriptOfEachDatabase() {
+		for (JournalDialect dialect : JournalDialect.values()) {
+			String create = JournalSchema.script(dialect.schemaLocation(), "redeq_");
+			String upgrade = JournalSchema.script(dialect.upgradeLocation(), "redeq_");
+			for (String column : JournalSchema.COLUMNS) {
+				assertThat(create).containsPattern("(?m)^\\s+" + column + " ");
+			}
+			for (String column : List.of("timeout_ms", "max_attempts", "priority", "on_duplicate", "trace_context",
+					"recovered_in")) {
+				assertThat(upgrade).containsAnyOf("ADD COLUMN IF NOT EXISTS " + column + " ",
+						"ADD COLUMN " + column + " ");
+			}
 		}
 	}
 

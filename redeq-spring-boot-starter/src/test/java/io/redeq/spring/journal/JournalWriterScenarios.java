@@ -13,7 +13,6 @@ import javax.sql.DataSource;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -282,7 +281,7 @@ abstract class JournalWriterScenarios {
 
 	private static JournalWriter writer(AssertableApplicationContext context, Duration rowWait) {
 		JournalWriter writer = new JournalWriter(context.getBean(DataSource.class),
-				context.getBean(JournalDialect.class), "redeq_job", JsonMapper.builder().build(), 100, 10, rowWait);
+				context.getBean(JournalDialect.class), "redeq_job", 100, 10, rowWait);
 		writer.start();
 		return writer;
 	}

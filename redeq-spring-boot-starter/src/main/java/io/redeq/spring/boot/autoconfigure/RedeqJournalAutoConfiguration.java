@@ -16,8 +16,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.jdbc.datasource.DataSourceUtils;
@@ -31,6 +36,7 @@ import io.redeq.spring.journal.JournalDialect;
 import io.redeq.spring.journal.JournalMeterBinder;
 import io.redeq.spring.journal.JournalRedeqAdmin;
 import io.redeq.spring.journal.JournalSchema;
+import io.redeq.spring.journal.JournalSchemaInitializer;
 import io.redeq.spring.journal.JournalSettings;
 import io.redeq.spring.journal.JournalWriter;
 import io.redeq.spring.journal.RedeqJournal;
@@ -51,31 +57,48 @@ import io.redeq.spring.transaction.TransactionAwareRedeqClient;
 @AutoConfiguration(before = RedeqAutoConfiguration.class, after = DataRedisAutoConfiguration.class,
 		afterName = { "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
 				"org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration" })
-@ConditionalOnClass({ Redeq.class, LettuceConnectionFactory.class, DataSourceUtils.class })
+@ConditionalOnClass({ Redeq.class, LettuceConnectionFactory.class, DataSourceUtils.class,
+		DataSourceScriptDatabaseInitializer.class })
 @ConditionalOnBooleanProperty(name = "redeq.enabled", matchIfMissing = true)
 @ConditionalOnBooleanProperty("redeq.journal.enabled")
 @ConditionalOnSingleCandidate(DataSource.class)
 @EnableConfigurationProperties(RedeqProperties.class)
+@Import(DatabaseInitializationDependencyConfigurer.class)
 public final class RedeqJournalAutoConfiguration {
 
 	/** Starts before the engine and stops after it. */
 	static final int PHASE = RedeqEngineLifecycle.PHASE - 10;
 
+	/**
+	 * Creates or upgrades the table per {@code redeq.journal.initialize-schema}, through
+	 * Spring Boot's database initialization (so after Flyway and Liquibase). An
+	 * application may declare its own to replace it.
+	 */
 	@Bean
+	@ConditionalOnMissingBean
+	JournalSchemaInitializer redeqJournalSchemaInitializer(DataSource dataSource, RedeqProperties properties) {
+		RedeqProperties.Journal journal = properties.getJournal();
+		return new JournalSchemaInitializer(dataSource, JournalDialect.of(dataSource), journal.getTablePrefix(),
+				DatabaseInitializationMode.valueOf(journal.getInitializeSchema().name()));
+	}
+
+	/**
+	 * The database's dialect, once every database initializer ran (Flyway, Liquibase, the
+	 * journal's own): the table is checked here, and every journal bean needs this one.
+	 */
+	@Bean
+	@DependsOnDatabaseInitialization
 	JournalDialect redeqJournalDialect(DataSource dataSource, RedeqProperties properties) {
 		JournalDialect dialect = JournalDialect.of(dataSource);
-		RedeqProperties.Journal journal = properties.getJournal();
-		JournalSchema.initialize(dataSource, dialect, journal.getTablePrefix(), journal.getInitializeSchema());
-		JournalSchema.requireTable(dataSource, dialect, journal.getTablePrefix());
+		JournalSchema.requireTable(dataSource, dialect, properties.getJournal().getTablePrefix());
 		return dialect;
 	}
 
 	@Bean
-	JournalWriter redeqJournalWriter(DataSource dataSource, JournalDialect dialect, RedeqProperties properties,
-			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<ObjectMapper> objectMapper) {
+	JournalWriter redeqJournalWriter(DataSource dataSource, JournalDialect dialect, RedeqProperties properties) {
 		JournalSettings settings = RedeqPropertiesMapper.journalSettings(properties.getJournal());
-		return new JournalWriter(dataSource, dialect, settings.table(), mapper(jsonMapper, objectMapper),
-				settings.bufferCapacity(), settings.batchSize());
+		return new JournalWriter(dataSource, dialect, settings.table(), settings.bufferCapacity(),
+				settings.batchSize());
 	}
 
 	@Bean
@@ -93,8 +116,9 @@ public final class RedeqJournalAutoConfiguration {
 		ObjectMapper mapper = mapper(jsonMapper, objectMapper);
 		// The redeq.recurring.* jobs, declared again after Redis lost the buckets holding
 		// them (the engine declares them at startup only).
-		return new RedeqJournal(dataSource, dialect, settings, writer, redeq.client(), redeq.restorer(), markers,
-				mapper, RedeqPropertiesMapper.recurring(properties, mapper), Clock.systemUTC(), PHASE);
+		return new RedeqJournal(dataSource, dialect, settings, writer, redeq.client(), redeq.restorer(),
+				redeq.journalHooks(), markers, mapper, RedeqPropertiesMapper.recurring(properties, mapper),
+				Clock.systemUTC(), PHASE);
 	}
 
 	@Bean
@@ -114,7 +138,8 @@ public final class RedeqJournalAutoConfiguration {
 	}
 
 	/**
-	 * The same mapper the engine writes payloads with, so the outbox holds the same JSON.
+	 * The mapper that reads journaled payloads back into trees for the relay and the
+	 * recovery (the engine's codec writes them again).
 	 */
 	private static ObjectMapper mapper(ObjectProvider<JsonMapper> jsonMapper,
 			ObjectProvider<ObjectMapper> objectMapper) {

@@ -13,7 +13,6 @@ import org.springframework.util.unit.DataSize;
 
 import io.redeq.Recurring;
 import io.redeq.RedeqOptions;
-import io.redeq.spring.journal.JournalSchema;
 
 /**
  * Configuration properties of redeq ({@code redeq.*}). The Redis connection itself is
@@ -901,15 +900,34 @@ public class RedeqProperties {
 	public static class Journal {
 
 		/**
+		 * When the journal's schema scripts run: Spring Boot's
+		 * {@code DatabaseInitializationMode}, by name. A type of its own so that these
+		 * properties bind in an application without spring-boot-jdbc.
+		 */
+		public enum SchemaInitialization {
+
+			/** Only on an embedded in-memory database. */
+			EMBEDDED,
+
+			/** On every start. */
+			ALWAYS,
+
+			/** Never: the application's migrations own the table. */
+			NEVER
+
+		}
+
+		/**
 		 * Whether to keep the journal; needs a DataSource and spring-jdbc.
 		 */
 		private boolean enabled = false;
 
 		/**
-		 * When to create the journal's table: embedded (on an embedded database only),
-		 * always, or never (the application's migrations create it).
+		 * When to create or upgrade the journal's table: embedded (on an embedded
+		 * in-memory database only), always, or never (the application's migrations create
+		 * and upgrade it).
 		 */
-		private JournalSchema.Initialization initializeSchema = JournalSchema.Initialization.EMBEDDED;
+		private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
 
 		/**
 		 * Prefix of the journal's table name; the table is the prefix followed by "job".
@@ -958,11 +976,11 @@ public class RedeqProperties {
 			this.enabled = enabled;
 		}
 
-		public JournalSchema.Initialization getInitializeSchema() {
+		public SchemaInitialization getInitializeSchema() {
 			return this.initializeSchema;
 		}
 
-		public void setInitializeSchema(JournalSchema.Initialization initializeSchema) {
+		public void setInitializeSchema(SchemaInitialization initializeSchema) {
 			this.initializeSchema = initializeSchema;
 		}
 

@@ -4,7 +4,6 @@ import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 
-import io.redeq.spring.journal.JournalSchema;
 import io.redeq.spring.journal.JournalSettings;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -17,7 +16,7 @@ class JournalPropertiesTests {
 	void defaultsAreOffEmbeddedAndAWeekOfHistory() {
 		RedeqProperties.Journal journal = new RedeqProperties().getJournal();
 		assertThat(journal.isEnabled()).isFalse();
-		assertThat(journal.getInitializeSchema()).isEqualTo(JournalSchema.Initialization.EMBEDDED);
+		assertThat(journal.getInitializeSchema()).isEqualTo(RedeqProperties.Journal.SchemaInitialization.EMBEDDED);
 		assertThat(journal.isAutoRecover()).isFalse();
 		JournalSettings settings = RedeqPropertiesMapper.journalSettings(journal);
 		assertThat(settings.table()).isEqualTo("redeq_job");

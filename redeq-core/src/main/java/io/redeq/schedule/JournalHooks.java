@@ -1,0 +1,48 @@
+package io.redeq.schedule;
+
+import java.util.Objects;
+import java.util.function.Consumer;
+
+import org.jspecify.annotations.Nullable;
+
+import io.redeq.Job;
+import io.redeq.internal.Validate;
+
+/**
+ * Internal: what the starter's journal needs from the engine's scheduling, so that the
+ * rows it keeps hold what Redis holds. No part of redeq's contract; it may change.
+ */
+public final class JournalHooks {
+
+	private final AsyncJobScheduler scheduler;
+
+	JournalHooks(AsyncJobScheduler scheduler) {
+		this.scheduler = scheduler;
+	}
+
+	/**
+	 * Tells {@code listener} of each job a schedule call sent (not a restore): once Redis
+	 * stored it, or kept the job it had. It runs on the thread that reads Redis's answer,
+	 * before the caller's future completes: it must not block, and what it throws is
+	 * logged, never the caller's failure. One listener at most; a second replaces the
+	 * first.
+	 * @param listener the listener, or {@code null} for none
+	 */
+	public void onAccepted(@Nullable Consumer<AcceptedJob> listener) {
+		this.scheduler.acceptedListener(listener);
+	}
+
+	/**
+	 * The payload of a job as the JSON text Redis would store, written by the engine's
+	 * codec. The size limit is not checked here: a schedule call checks it.
+	 * @param job the job, with its id
+	 * @return the JSON text
+	 * @throws IllegalArgumentException if the codec cannot write it
+	 */
+	public String payloadJson(Job job) {
+		Objects.requireNonNull(job, "job must not be null");
+		String topic = Validate.topic(job.topic());
+		return this.scheduler.encodePayload(topic, String.valueOf(job.id()), job.payload());
+	}
+
+}
