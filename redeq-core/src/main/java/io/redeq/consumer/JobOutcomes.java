@@ -5,11 +5,14 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.redeq.Delivery;
 import io.redeq.JobLifecycleListener;
+import io.redeq.NotRetryableException;
+import io.redeq.RetryAfterException;
 import io.redeq.internal.JobEvents;
 import io.redeq.redis.ClaimedJob;
 import io.redeq.redis.RedisJobStore;
@@ -93,14 +96,26 @@ final class JobOutcomes {
 		this.acknowledgements.send();
 	}
 
+	/**
+	 * Retries a failed job after the backoff, or after the delay a
+	 * {@link RetryAfterException} asks for; buries it when its attempts are used up or
+	 * the handler said retrying cannot help ({@link NotRetryableException}).
+	 */
 	void failed(ClaimedJob job, Delivery delivery, Throwable error, Duration took) {
 		String reason = reason(error);
 		int maxAttempts = job.settings().maxAttempts(this.settings.maxAttempts());
+		if (causeOfType(error, NotRetryableException.class) != null) {
+			dead(job, delivery,
+					"attempt " + job.attempt() + " of " + maxAttempts + " failed and is not retryable: " + reason);
+			return;
+		}
 		if (job.attempt() >= maxAttempts) {
 			dead(job, delivery, "attempt " + job.attempt() + " of " + maxAttempts + " failed: " + reason);
 			return;
 		}
-		Duration backoff = this.settings.backoff().delayAfter(job.attempt());
+		RetryAfterException retryAfter = causeOfType(error, RetryAfterException.class);
+		Duration backoff = (retryAfter != null) ? retryAfter.delay()
+				: this.settings.backoff().delayAfter(job.attempt());
 		Optional<ScheduleOutcome> retry = this.store.scripts()
 			.await(this.store.retry(job, backoff.toMillis(), reason), "retry job " + describe(job));
 		if (retry.isEmpty()) {
@@ -133,6 +148,21 @@ final class JobOutcomes {
 		for (JobLifecycleListener listener : this.listeners) {
 			safely(() -> listener.onDead(delivery, bounded));
 		}
+	}
+
+	/**
+	 * The error itself or its first cause of that type; a bounded walk, so a cause cycle
+	 * cannot hang a worker.
+	 */
+	static <T extends Throwable> @Nullable T causeOfType(Throwable error, Class<T> type) {
+		Throwable current = error;
+		for (int depth = 0; current != null && depth < 32; depth++) {
+			if (type.isInstance(current)) {
+				return type.cast(current);
+			}
+			current = current.getCause();
+		}
+		return null;
 	}
 
 	static String reason(Throwable error) {

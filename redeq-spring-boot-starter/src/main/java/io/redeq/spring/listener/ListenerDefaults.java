@@ -1,5 +1,7 @@
 package io.redeq.spring.listener;
 
+import java.util.Set;
+
 import io.redeq.SubscriptionOptions;
 
 /**
@@ -20,5 +22,15 @@ public interface ListenerDefaults {
 
 	/** A fresh builder holding the topic's configured overrides. */
 	SubscriptionOptions.Builder forTopic(String topic);
+
+	/**
+	 * The exception classes, by fully qualified name, that make a failing job of the
+	 * topic's listener DEAD at once, as {@link io.redeq.NotRetryableException} does.
+	 * @param topic the topic
+	 * @return the class names, none by default
+	 */
+	default Set<String> notRetryable(String topic) {
+		return Set.of();
+	}
 
 }

@@ -93,7 +93,7 @@ public class RedeqListenerEndpointRegistry implements SmartLifecycle {
 	private void subscribe(ListenerMethod listener) {
 		SubscriptionOptions options = subscriptionOptions(listener);
 		Subscription subscription = this.redeq.subscribe(listener.topic(), listener.payloadType(),
-				new ListenerMethodHandler(listener), options);
+				new ListenerMethodHandler(listener, this.defaults.notRetryable(listener.topic())), options);
 		this.subscriptions.put(listener.topic(), subscription);
 	}
 

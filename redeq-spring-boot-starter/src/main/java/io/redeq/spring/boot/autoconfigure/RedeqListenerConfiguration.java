@@ -29,8 +29,9 @@ class RedeqListenerConfiguration {
 	@ConditionalOnMissingBean
 	RedeqListenerEndpointRegistry redeqListenerEndpointRegistry(Redeq redeq, RedeqProperties properties,
 			Environment environment) {
-		return new RedeqListenerEndpointRegistry(redeq, new PropertiesListenerDefaults(
-				TopicOverrides.resolve(environment, properties), properties.getConsumer().getBackoff()));
+		return new RedeqListenerEndpointRegistry(redeq,
+				new PropertiesListenerDefaults(TopicOverrides.resolve(environment, properties),
+						properties.getConsumer().getBackoff(), properties.getConsumer().getNotRetryable()));
 	}
 
 }

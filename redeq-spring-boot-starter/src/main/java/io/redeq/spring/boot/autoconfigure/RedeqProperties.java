@@ -3,7 +3,9 @@ package io.redeq.spring.boot.autoconfigure;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
@@ -336,6 +338,13 @@ public class RedeqProperties {
 		private int maxAttempts = RedeqOptions.DEFAULT_MAX_ATTEMPTS;
 
 		/**
+		 * Fully qualified names of exception classes that send a failing job of a
+		 * listener to DEAD at once, as io.redeq.NotRetryableException does (subclasses
+		 * too, also as the cause of what the listener threw).
+		 */
+		private List<String> notRetryable = new ArrayList<>();
+
+		/**
 		 * Whether idle consumers wait in Redis with BLPOP; ignored (never blocking) when
 		 * redis.proxy-mode is enabled.
 		 */
@@ -406,6 +415,14 @@ public class RedeqProperties {
 
 		public Backoff getBackoff() {
 			return this.backoff;
+		}
+
+		public List<String> getNotRetryable() {
+			return this.notRetryable;
+		}
+
+		public void setNotRetryable(List<String> notRetryable) {
+			this.notRetryable = notRetryable;
 		}
 
 	}
@@ -784,6 +801,12 @@ public class RedeqProperties {
 		private @Nullable Integer maxAttempts;
 
 		/**
+		 * Exception class names that send a failing job of this topic's listener to DEAD
+		 * at once; replaces redeq.consumer.not-retryable for the topic.
+		 */
+		private @Nullable List<String> notRetryable;
+
+		/**
 		 * Most job starts of this topic per window across all instances, such as 100/1s
 		 * (units ms, s, m, h, d); jobs beyond it wait READY. Unset means unlimited.
 		 */
@@ -813,6 +836,14 @@ public class RedeqProperties {
 
 		public void setMaxAttempts(@Nullable Integer maxAttempts) {
 			this.maxAttempts = maxAttempts;
+		}
+
+		public @Nullable List<String> getNotRetryable() {
+			return this.notRetryable;
+		}
+
+		public void setNotRetryable(@Nullable List<String> notRetryable) {
+			this.notRetryable = notRetryable;
 		}
 
 		public @Nullable String getRateLimit() {

@@ -35,7 +35,8 @@ final class TopicOverrides {
 	 */
 	private static final List<List<String>> SETTINGS = List.of(List.of("backoff", "initial"),
 			List.of("backoff", "multiplier"), List.of("backoff", "max"), List.of("backoff", "jitter"),
-			List.of("concurrency"), List.of("timeout"), List.of("max-attempts"), List.of("rate-limit"));
+			List.of("concurrency"), List.of("timeout"), List.of("max-attempts"), List.of("rate-limit"),
+			List.of("not-retryable"));
 
 	private TopicOverrides() {
 	}
@@ -62,6 +63,10 @@ final class TopicOverrides {
 	}
 
 	private static @Nullable ConfigurationPropertyName topicName(ConfigurationPropertyName name) {
+		// A list's elements (not-retryable[0] in YAML) belong to the list's setting.
+		while (name.isLastElementIndexed()) {
+			name = name.getParent();
+		}
 		int size = name.getNumberOfElements();
 		int rootSize = ROOT.getNumberOfElements();
 		for (List<String> setting : SETTINGS) {
