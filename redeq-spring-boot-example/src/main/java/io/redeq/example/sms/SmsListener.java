@@ -1,11 +1,11 @@
 package io.redeq.example.sms;
 
+import java.time.Duration;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.stereotype.Component;
-
-import java.time.Duration;
 
 import io.redeq.Delivery;
 import io.redeq.NotRetryableException;
