@@ -180,6 +180,38 @@ class JournalRecoveryIntegrationTests {
 	}
 
 	/**
+	 * A job that must never be retried ({@code maxAttempts(1)}) keeps that setting
+	 * through a recovery: restored after Redis lost it, it runs once, fails and is DEAD,
+	 * not tried again with the topic's default attempts.
+	 */
+	@Test
+	void aJobThatMustNotBeRetriedRunsOnceAfterARecovery() {
+		runner().run((context) -> {
+			RedeqJournal journal = context.getBean(RedeqJournal.class);
+			context.getBean(RedeqClient.class)
+				.schedule(Job.builder("once")
+					.id("charge")
+					.payload("x")
+					.delay(Duration.ofSeconds(2))
+					.maxAttempts(1)
+					.build());
+			assertThat(journal.writer().flush(JournalScenarios.TIMEOUT)).isTrue();
+			this.redis.flushAll();
+			assertThat(context.getBean(RedeqAdmin.class).recoverFromJournal()).isEqualTo(1);
+			Runs runs = JournalScenarios.subscribe(context, "once", (id) -> {
+				throw new IllegalStateException("the side effect failed");
+			});
+			Awaitility.await()
+				.atMost(JournalScenarios.TIMEOUT)
+				.until(() -> JournalScenarios.row(context, "once", "charge")
+					.map(JournalScenarios.Row::state)
+					.orElse(null), (state) -> state == JournalState.DEAD);
+			assertThat(runs.attempts("charge")).containsExactly(1);
+			assertThat(context.getBean(RedeqAdmin.class).stats("once").dead()).isEqualTo(1);
+		});
+	}
+
+	/**
 	 * A bucket's marker is set by the journal only: a fresh Redis under a journal with no
 	 * pending rows gets its markers quietly, and the health stays UP.
 	 */
