@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param version the redeq version it runs, or {@code null} when its jar does not say
  * @param ownedBuckets the buckets its migrator owned at its last heartbeat, in order
  * @param listeners its running subscriptions, by topic name (at most the first 100)
- * @since 0.2.0
+ * @since 0.1.0
  */
 public record InstanceInfo(String instanceId, String hostName, Instant startedAt, @Nullable String version,
 		List<Integer> ownedBuckets, List<Listener> listeners) {

@@ -20,7 +20,7 @@ public interface JobLifecycleListener {
 	 * handler waits for it.
 	 * @param delivery the job as it is delivered; {@link Delivery#attempt()} is the
 	 * attempt that starts, 1 for the first
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	default void onStart(Delivery delivery) {
 	}

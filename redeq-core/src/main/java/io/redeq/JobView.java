@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * instance renews it; otherwise {@code null}
  * @param instance for an IN_FLIGHT job, the id of the instance whose handler holds it;
  * otherwise {@code null}
- * @since 0.2.0
+ * @since 0.1.0
  */
 public record JobView(String topic, String id, JobState state, Instant dueAt, int attempts, Instant createdAt,
 		String payload, @Nullable String lastError, @Nullable Instant leaseDeadline, @Nullable String instance) {

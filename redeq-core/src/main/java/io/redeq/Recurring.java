@@ -24,7 +24,7 @@ import io.redeq.recurring.RecurringSchedule;
  *     .build());
  * </pre>
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 public final class Recurring {
 

@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param missed what happens to ticks that passed while no instance ran
  * @param payload the payload of each occurrence, as JSON text
  * @param nextTick the next tick planned, or {@code null} while no instance has planned it
- * @since 0.2.0
+ * @since 0.1.0
  */
 public record RecurringInfo(String topic, String id, @Nullable String cron, @Nullable Duration every, ZoneId zone,
 		Recurring.Missed missed, String payload, @Nullable Instant nextTick) {

@@ -38,7 +38,7 @@ public interface RedeqAdmin {
 	 * @param limit how many to return, between 1 and 1000; {@code offset + limit} at most
 	 * 10,000
 	 * @return the page, empty past the last job
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	List<JobView> jobs(String topic, JobState state, int offset, int limit);
 
@@ -47,7 +47,7 @@ public interface RedeqAdmin {
 	 * @param topic the job's topic
 	 * @param id the job's id
 	 * @return the job, or empty if no waiting, running or dead job has that id
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	Optional<JobView> job(String topic, String id);
 
@@ -116,7 +116,7 @@ public interface RedeqAdmin {
 	/**
 	 * Every declared recurring job, by topic and id.
 	 * @return the recurring jobs
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	List<RecurringInfo> recurring();
 
@@ -126,7 +126,7 @@ public interface RedeqAdmin {
 	 * @param topic its topic
 	 * @param id its id
 	 * @return {@code false} if no recurring job has that id
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	boolean cancelRecurring(String topic, String id);
 
@@ -136,7 +136,7 @@ public interface RedeqAdmin {
 	 * buckets, listeners. One read per live instance; an engine that stopped heartbeating
 	 * is gone within {@code lock-ttl}. Ordered by instance id.
 	 * @return the live instances
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	List<InstanceInfo> instances();
 

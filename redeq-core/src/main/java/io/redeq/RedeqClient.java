@@ -96,7 +96,7 @@ public interface RedeqClient {
 	 * running a tick twice. Applied at once, also inside a transaction.
 	 * @param recurring the recurring job
 	 * @return its id (generated when it has none)
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	String scheduleRecurring(Recurring recurring);
 
@@ -106,7 +106,7 @@ public interface RedeqClient {
 	 * @param topic its topic
 	 * @param id its id
 	 * @return {@code false} if no recurring job has that id
-	 * @since 0.2.0
+	 * @since 0.1.0
 	 */
 	boolean cancelRecurring(String topic, String id);
 

@@ -185,8 +185,9 @@ class AclIntegrationTests {
 	@ParameterizedTest(name = "{0}")
 	@CsvSource({ "no-buckets, other-secret", "no-scripts, third-secret" })
 	void aUserWithoutTheKeysOrCommandsRedeqNeedsGetsAClearError(String user, String password) {
-		// Without the bucket keys the engine already fails to start (it looks for jobs of
-		// the first data format there); without EVAL it starts and schedule fails.
+		// Both fail when the engine starts: without the bucket keys it cannot look for
+		// jobs of earlier data formats there, without EVALSHA it cannot record the data
+		// format (a script). The schedule is never reached.
 		assertThatExceptionOfType(RedeqException.class).isThrownBy(() -> {
 			try (Redeq redeq = Redeq.builder(clientAs(user, password)).prefix("shop").migratorEnabled(false).build()) {
 				redeq.client().schedule("mail", "x", Duration.ofMinutes(1));

@@ -26,7 +26,7 @@ import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
  * When Spring Security's filter chain runs, actions need
  * {@code redeq.dashboard.action-role}.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 @AutoConfiguration(after = RedeqAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
