@@ -400,6 +400,12 @@ final class JournalModel {
 		return this.tainted;
 	}
 
+	Window window(List<Window> kind, String what) {
+		Window window = new Window(what, System.nanoTime());
+		kind.add(window);
+		return window;
+	}
+
 	/** A fault's time span ({@code System.nanoTime}). */
 	final class Window {
 
@@ -420,12 +426,6 @@ final class JournalModel {
 			return String.format("%s [%.3f-%.3f s]", this.what, seconds(this.from), seconds(this.to));
 		}
 
-	}
-
-	Window window(List<Window> kind, String what) {
-		Window window = new Window(what, System.nanoTime());
-		kind.add(window);
-		return window;
 	}
 
 	/** One schedule of an id, and what happened to it. */

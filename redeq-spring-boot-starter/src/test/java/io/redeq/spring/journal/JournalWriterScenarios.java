@@ -212,7 +212,7 @@ abstract class JournalWriterScenarios {
 				// The waiting cancel is tried again after 0.1, 0.2, 0.4... s.
 				Awaitility.await()
 					.during(Duration.ofMillis(1500))
-					.atMost(TIMEOUT)
+					.atMost(Duration.ofSeconds(5))
 					.until(() -> JournalScenarios.row(context, "reuse", "r").map(Row::state).orElse(null),
 							(state) -> state == JournalState.SCHEDULED);
 			}
