@@ -103,6 +103,14 @@ public final class JournalWriter {
 	private final String cancelSql;
 
 	/**
+	 * A cancel that waited for its row (none yet, or a finished one): only over a row
+	 * written no later than the cancel. A later one is a new job under the same id,
+	 * scheduled after the cancel (a cancel of a DEAD job, then the id reused), which the
+	 * cancel must not finish.
+	 */
+	private final String lateCancelSql;
+
+	/**
 	 * A reschedule (the job was waiting in Redis): over a pending row not marked as
 	 * running, whose outcome is on its way.
 	 */
@@ -190,6 +198,7 @@ public final class JournalWriter {
 				+ "updated_at = ? WHERE topic = ? AND id = ? AND finished_at IS NULL AND (attempts < ? OR "
 				+ "(attempts = ? AND " + RANK + " < 1))";
 		this.cancelSql = pendingSet;
+		this.lateCancelSql = pendingSet + " AND updated_at <= ?";
 		this.rescheduleSql = pendingSet + " AND state <> '" + JournalState.RUNNING + "'";
 		this.findSql = "SELECT finished_at FROM " + table + " WHERE topic = ? AND id = ?";
 		this.batchSize = batchSize;
@@ -537,10 +546,11 @@ public final class JournalWriter {
 					PreparedStatement outcome = connection.prepareStatement(this.outcomeSql);
 					PreparedStatement running = connection.prepareStatement(this.runningSql);
 					PreparedStatement cancel = connection.prepareStatement(this.cancelSql);
+					PreparedStatement lateCancel = connection.prepareStatement(this.lateCancelSql);
 					PreparedStatement reschedule = connection.prepareStatement(this.rescheduleSql);
 					PreparedStatement find = connection.prepareStatement(this.findSql)) {
-				Batches batches = new Batches(upsert, outcome, running, cancel, reschedule, new RowFinder(find),
-						missed);
+				Batches batches = new Batches(upsert, outcome, running, cancel, lateCancel, reschedule,
+						new RowFinder(find), missed);
 				Map<String, Integer> ended = endedAttempts(items);
 				for (Item item : items) {
 					if (!startOfEndedAttempt(item.event(), ended)) {
@@ -656,6 +666,8 @@ public final class JournalWriter {
 
 		private final Updates cancel;
 
+		private final Updates lateCancel;
+
 		private final Updates reschedule;
 
 		private final Set<String> updatedKeys = new HashSet<>();
@@ -663,13 +675,15 @@ public final class JournalWriter {
 		private int upserts;
 
 		Batches(PreparedStatement upsert, PreparedStatement outcome, PreparedStatement running,
-				PreparedStatement cancel, PreparedStatement reschedule, RowFinder rows, List<Miss> missed) {
+				PreparedStatement cancel, PreparedStatement lateCancel, PreparedStatement reschedule, RowFinder rows,
+				List<Miss> missed) {
 			this.upsert = upsert;
 			this.outcome = new Updates(outcome, rows, missed, true);
 			// A start a finished row refused is dropped: were the row to be replaced by a
 			// new job under the same id, that job's outcome still lands, and says more.
 			this.running = new Updates(running, rows, missed, false);
 			this.cancel = new Updates(cancel, rows, missed, true);
+			this.lateCancel = new Updates(lateCancel, rows, missed, true);
 			this.reschedule = new Updates(reschedule, rows, missed, true);
 		}
 
@@ -695,6 +709,14 @@ public final class JournalWriter {
 						}
 					}
 					case SCHEDULED -> this.reschedule.add(changed, item.retried(), this::setPending);
+					case CANCELLED -> {
+						if (item.retried() != null) {
+							this.lateCancel.add(changed, item.retried(), this::setLateCancel);
+						}
+						else {
+							this.cancel.add(changed, null, this::setPending);
+						}
+					}
 					default -> this.cancel.add(changed, item.retried(), this::setPending);
 				}
 			}
@@ -715,6 +737,11 @@ public final class JournalWriter {
 			setNullable(update, 6, event.state().isFinished() ? event.at() : null, Types.BIGINT);
 			update.setString(7, event.topic());
 			update.setString(8, event.id());
+		}
+
+		private void setLateCancel(PreparedStatement update, JournalEvent.Changed event) throws SQLException {
+			setPending(update, event);
+			update.setLong(9, event.at());
 		}
 
 		private void setOutcome(PreparedStatement update, JournalEvent.Changed event) throws SQLException {
@@ -749,6 +776,7 @@ public final class JournalWriter {
 			}
 			this.outcome.execute();
 			this.cancel.execute();
+			this.lateCancel.execute();
 			this.reschedule.execute();
 			this.running.execute();
 			this.updatedKeys.clear();

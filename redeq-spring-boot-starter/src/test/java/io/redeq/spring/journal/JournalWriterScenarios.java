@@ -188,6 +188,41 @@ abstract class JournalWriterScenarios {
 	}
 
 	/**
+	 * A cancel of a job that had already ended DEAD (Redis cancels a dead job too) finds
+	 * its row finished and waits, in case a new job under the id is on its way; when the
+	 * id is then reused by a job scheduled after the cancel, the cancel must not finish
+	 * that job's row (found by {@code JournalModelIntegrationTests}: the new job ran and
+	 * completed, its row read CANCELLED).
+	 */
+	@Test
+	void aCancelOfAFinishedJobNeverFinishesTheNextJobUnderItsId() {
+		runner().withPropertyValues("redeq.consumer.enabled=false").run((context) -> {
+			JournalWriter a = writer(context, Duration.ofSeconds(3));
+			JournalWriter b = writer(context, Duration.ofSeconds(3));
+			try {
+				long t = System.currentTimeMillis();
+				a.offer(new JournalEvent.Scheduled(Job.builder("reuse").id("r").build(), t, t));
+				a.offer(new JournalEvent.Changed("reuse", "r", JournalState.DEAD, 1, null, "failed", t + 1));
+				assertThat(a.flush(TIMEOUT)).isTrue();
+				a.offer(new JournalEvent.Changed("reuse", "r", JournalState.CANCELLED, null, null, null, t + 2));
+				assertThat(a.flush(TIMEOUT)).isTrue();
+				b.offer(new JournalEvent.Scheduled(Job.builder("reuse").id("r").build(), t + 3, t + 3));
+				assertThat(b.flush(TIMEOUT)).isTrue();
+				// The waiting cancel is tried again after 0.1, 0.2, 0.4... s.
+				Awaitility.await()
+					.during(Duration.ofMillis(1500))
+					.atMost(Duration.ofSeconds(5))
+					.until(() -> JournalScenarios.row(context, "reuse", "r").map(Row::state).orElse(null),
+							(state) -> state == JournalState.SCHEDULED);
+			}
+			finally {
+				a.stop(TIMEOUT);
+				b.stop(TIMEOUT);
+			}
+		});
+	}
+
+	/**
 	 * An outcome whose row another instance writes only after several of this writer's
 	 * batches (its writer lags) still lands; one whose row never comes is given up after
 	 * the row wait and counted.
