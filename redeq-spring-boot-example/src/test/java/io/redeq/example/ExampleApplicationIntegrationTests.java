@@ -12,6 +12,8 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -97,6 +99,17 @@ class ExampleApplicationIntegrationTests {
 		await().atMost(Duration.ofSeconds(15)).until(() -> get("/reminders/dead").contains(id));
 		assertThat(get("/reminders/dead")).contains("mail server did not answer").contains("\"attempts\":2");
 		assertThat(this.app.getBean(RedeqAdmin.class).stats("reminder").dead()).isEqualTo(1);
+
+		// An urgent reminder: the same listener method on its own topic, with its own
+		// settings (application.yml), shown among the dead letters too.
+		String urgent = post("/reminders", "{\"to\":\"grace\",\"text\":\"fire drill\",\"in\":\"0s\",\"urgent\":true}")
+			.replaceAll(".*\"id\":\"([^\"]+)\".*", "$1");
+		await().atMost(Duration.ofSeconds(15)).until(() -> get("/reminders/dead").contains(urgent));
+		assertThat(this.app.getBean(RedeqAdmin.class).stats("reminder.urgent").dead()).isEqualTo(1);
+		assertThat(this.app.getBean(RedeqAdmin.class).deadJobs("reminder.urgent", 0, 10)).singleElement()
+			.satisfies((dead) -> assertThat(dead.id()).isEqualTo(urgent))
+			.satisfies((dead) -> assertThat(dead.attempts()).isEqualTo(2));
+		assertThat(get("/reminders/dead")).contains("\"topic\":\"reminder.urgent\"");
 	}
 
 	@Test
@@ -120,6 +133,19 @@ class ExampleApplicationIntegrationTests {
 		post("/reminders", "{\"to\":\"ada\",\"text\":\"standup\",\"in\":\"0s\"}");
 		await().atMost(Duration.ofSeconds(15)).until(() -> get("/actuator/redeq").contains("\"dead\":1"));
 		assertThat(get("/actuator/redeq")).contains("\"topic\":\"reminder\"").contains("\"owned\":[");
+		// One listener method on two topics is listed once per topic, each with its
+		// settings.
+		JsonNode urgent = null;
+		for (JsonNode listener : JsonMapper.builder().build().readTree(get("/actuator/redeq")).get("listeners")) {
+			if (listener.get("topic").asString().equals("reminder.urgent")) {
+				urgent = listener;
+			}
+		}
+		assertThat(urgent).as("listener of reminder.urgent").isNotNull();
+		assertThat(urgent.get("method").asString()).isEqualTo("method io.redeq.example.reminder.ReminderListener"
+				+ ".send(Reminder, Delivery) of bean 'reminderListener'");
+		assertThat(urgent.get("concurrency").asInt()).isEqualTo(4);
+		assertThat(urgent.get("maxAttempts").asInt()).isEqualTo(2);
 		assertThat(get("/actuator/redeq")).contains("\"id\":\"daily-sales\"")
 			.contains("\"cron\":\"0 0 9 * * MON-FRI\"")
 			.contains("\"zone\":\"Europe/Berlin\"");

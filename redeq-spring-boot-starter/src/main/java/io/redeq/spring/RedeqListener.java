@@ -7,13 +7,22 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * A bean method that runs the jobs of one topic when they are due. The method takes
- * exactly one payload parameter, read with the application's Jackson mapper into its
- * declared (possibly generic) type, and optionally an {@link io.redeq.Delivery}:
+ * A bean method that runs the jobs of a topic, or of several, when they are due. The
+ * method takes exactly one payload parameter, read with the application's Jackson mapper
+ * into its declared (possibly generic) type, and optionally an {@link io.redeq.Delivery}:
  *
  * <pre class="code">
  * &#64;RedeqListener(topic = "order.timeout", concurrency = "4", maxAttempts = "5", timeout = "30s")
  * void onTimeout(OrderTimeout payload, Delivery delivery) { ... }
+ * </pre>
+ *
+ * One method may run several topics, each subscribed on its own with its own
+ * {@code redeq.topics.<topic>.*} settings; {@link io.redeq.Delivery#topic()} says which
+ * topic a job came from:
+ *
+ * <pre class="code">
+ * &#64;RedeqListener(topics = { "mail.welcome", "mail.reminder" })
+ * void send(Mail mail, Delivery delivery) { ... }
  * </pre>
  *
  * Returning normally completes the job; throwing schedules a retry with backoff, and
@@ -29,13 +38,24 @@ import java.lang.annotation.Target;
 public @interface RedeqListener {
 
 	/**
-	 * Topic whose jobs this method runs; one listener per topic in an application.
-	 * @return the topic
+	 * Topic whose jobs this method runs; one listener per topic in an application. Set
+	 * either this or {@link #topics()}.
+	 * @return the topic, or empty when {@link #topics()} names them
 	 */
-	String topic();
+	String topic() default "";
 
 	/**
-	 * Handlers of this topic that may run at once in this instance, at least 1.
+	 * Topics whose jobs this method runs, each subscribed on its own with its own
+	 * {@code redeq.topics.<topic>.*} settings (the other attributes apply to every one of
+	 * them); one listener per topic in an application. Set either this or
+	 * {@link #topic()}; each entry is one topic, none empty, none twice.
+	 * @return the topics, or empty when {@link #topic()} names it
+	 */
+	String[] topics() default {};
+
+	/**
+	 * Handlers of the topic (of each topic) that may run at once in this instance, at
+	 * least 1.
 	 * @return the number of handlers, or empty for the default
 	 */
 	String concurrency() default "";
@@ -54,9 +74,9 @@ public @interface RedeqListener {
 	String timeout() default "";
 
 	/**
-	 * Most job starts of this topic per window across all instances, such as
-	 * {@code 100/1s} (units ms, s, m, h, d); jobs beyond it wait READY without using an
-	 * attempt.
+	 * Most job starts of the topic (of each topic) per window across all instances, such
+	 * as {@code 100/1s} (units ms, s, m, h, d); jobs beyond it wait READY without using
+	 * an attempt.
 	 * @return the rate limit, or empty for the configured one (none by default)
 	 */
 	String rateLimit() default "";

@@ -1,6 +1,7 @@
 package io.redeq.example.reminder;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -23,9 +24,11 @@ import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
 
 /**
- * {@code POST /reminders {"to": "ada", "text": "...", "in": "10s"}} schedules a reminder;
- * {@code GET /reminders/dead} lists the ones that failed every attempt, and {@code POST
- * /reminders/dead/{id}/requeue} gives one a fresh set of attempts.
+ * {@code POST /reminders {"to": "ada", "text": "...", "in": "10s"}} schedules a reminder
+ * (with {@code "urgent": true} on the topic {@code reminder.urgent}, which has its own
+ * settings); {@code GET /reminders/dead} lists the ones of both topics that failed every
+ * attempt, and {@code POST /reminders/dead/{id}/requeue} gives one a fresh set of
+ * attempts.
  */
 @RestController
 @RequestMapping("/reminders")
@@ -52,8 +55,9 @@ class ReminderController {
 	CompletableFuture<ResponseEntity<Map<String, String>>> schedule(@RequestBody Map<String, String> body) {
 		Reminder reminder = new Reminder(body.getOrDefault("to", "you"), body.getOrDefault("text", "hello"));
 		Duration in = DurationStyle.detectAndParse(body.getOrDefault("in", "5s"));
-		logger.info("Scheduling a reminder for {} in {}s", reminder.to(), in.toSeconds());
-		return this.redeq.async().schedule("reminder", reminder, in).thenApply((id) -> {
+		String topic = Boolean.parseBoolean(body.get("urgent")) ? ReminderListener.URGENT : ReminderListener.REGULAR;
+		logger.info("Scheduling a reminder for {} in {}s on {}", reminder.to(), in.toSeconds(), topic);
+		return this.redeq.async().schedule(topic, reminder, in).thenApply((id) -> {
 			// On Lettuce's I/O thread: quick, non-blocking work only.
 			logger.info("Reminder for {} scheduled (job {})", reminder.to(), id);
 			return ResponseEntity.status(HttpStatus.CREATED).body(Map.of("id", id));
@@ -62,13 +66,16 @@ class ReminderController {
 
 	@GetMapping("/dead")
 	List<DeadJob> dead() {
-		return this.admin.deadJobs("reminder", 0, 50);
+		List<DeadJob> dead = new ArrayList<>(this.admin.deadJobs(ReminderListener.REGULAR, 0, 50));
+		dead.addAll(this.admin.deadJobs(ReminderListener.URGENT, 0, 50));
+		return dead;
 	}
 
 	@PostMapping("/dead/{id}/requeue")
 	ResponseEntity<Void> requeue(@PathVariable String id) {
-		return this.admin.requeueDead("reminder", id) ? ResponseEntity.noContent().build()
-				: ResponseEntity.notFound().build();
+		return (this.admin.requeueDead(ReminderListener.REGULAR, id)
+				|| this.admin.requeueDead(ReminderListener.URGENT, id)) ? ResponseEntity.noContent().build()
+						: ResponseEntity.notFound().build();
 	}
 
 }

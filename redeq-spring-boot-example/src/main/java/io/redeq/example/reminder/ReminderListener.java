@@ -16,9 +16,18 @@ import io.redeq.spring.RedeqListener;
  * ({@code example.reminder.failure-rate}). A failure is thrown, so redeq retries with
  * backoff; after the last attempt the reminder is a dead letter, visible at
  * {@code GET /reminders/dead}.
+ * <p>
+ * One method serves two topics: regular reminders and urgent ones, which have their own
+ * {@code redeq.topics.reminder.urgent.*} settings (more handlers, a shorter backoff) in
+ * {@code application.yml}; each topic is its own subscription, and
+ * {@link Delivery#topic()} says which one a reminder came from.
  */
 @Component
 class ReminderListener {
+
+	static final String REGULAR = "reminder";
+
+	static final String URGENT = "reminder.urgent";
 
 	private static final Logger logger = LoggerFactory.getLogger(ReminderListener.class);
 
@@ -32,7 +41,7 @@ class ReminderListener {
 		this.maxAttempts = maxAttempts;
 	}
 
-	@RedeqListener(topic = "reminder", maxAttempts = "${example.reminder.max-attempts:3}")
+	@RedeqListener(topics = { REGULAR, URGENT }, maxAttempts = "${example.reminder.max-attempts:3}")
 	void send(Reminder reminder, Delivery delivery) {
 		if (ThreadLocalRandom.current().nextDouble() < this.failureRate) {
 			logger.warn("Could not send the reminder to {} (attempt {} of {}): the mail server did not answer{}",
@@ -40,7 +49,8 @@ class ReminderListener {
 					(delivery.attempt() < this.maxAttempts) ? "; redeq will try again" : "");
 			throw new IllegalStateException("mail server did not answer");
 		}
-		logger.info("Reminded {}: \"{}\" (attempt {})", reminder.to(), reminder.text(), delivery.attempt());
+		logger.info("Reminded {}: \"{}\" (attempt {}{})", reminder.to(), reminder.text(), delivery.attempt(),
+				URGENT.equals(delivery.topic()) ? ", urgent" : "");
 	}
 
 }

@@ -10,12 +10,13 @@ import org.jspecify.annotations.Nullable;
  * A {@link io.redeq.spring.RedeqListener @RedeqListener} method resolved once at startup:
  * the bean to call it on, where its payload and optional {@link io.redeq.Delivery} go,
  * and the attribute values with placeholders resolved ({@code null} = use the configured
- * default).
+ * default). A method that listens to several topics is resolved into one
+ * {@code ListenerMethod} per topic, each subscribed on its own.
  *
  * @param beanName the name of the bean declaring the method
  * @param bean the bean (possibly a proxy) the method is invoked on
  * @param method the method to invoke, invocable on {@code bean}
- * @param topic the topic the method consumes
+ * @param topic the topic this subscription of the method consumes
  * @param payloadType the payload parameter's full generic type
  * @param payloadIndex position of the payload parameter
  * @param deliveryIndex position of the {@code Delivery} parameter, or {@code -1}

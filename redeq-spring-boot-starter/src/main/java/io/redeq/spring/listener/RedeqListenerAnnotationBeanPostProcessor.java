@@ -5,6 +5,7 @@ import java.lang.reflect.Modifier;
 import java.lang.reflect.Type;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -45,9 +46,11 @@ import io.redeq.spring.RedeqListener;
  * <p>
  * A listener method takes one payload parameter and optionally an {@link Delivery}; it
  * may be public, protected or package-private, but not private (on a class-based proxy a
- * private method would run on the proxy, not on the bean) and not static. Anything else
- * fails startup with an {@link InvalidRedeqListenerException} naming the bean and the
- * method.
+ * private method would run on the proxy, not on the bean) and not static. It names its
+ * topics in either {@code topic} or {@code topics}, never both, each entry one topic,
+ * none twice; a method of several topics becomes one {@link ListenerMethod} per topic.
+ * Anything else fails startup with an {@link InvalidRedeqListenerException} naming the
+ * bean and the method.
  *
  * @since 0.1.0
  */
@@ -83,13 +86,14 @@ public class RedeqListenerAnnotationBeanPostProcessor
 		Class<?> targetClass = AopUtils.getTargetClass(bean);
 		List<AnnotatedMethod> methods = this.typeCache.computeIfAbsent(targetClass, this::findListenerMethods);
 		for (AnnotatedMethod method : methods) {
-			ListenerMethod listener = resolve(bean, beanName, targetClass, method);
-			synchronized (this.pending) {
-				if (this.registry != null) {
-					this.registry.register(listener);
-				}
-				else {
-					this.pending.add(listener);
+			for (ListenerMethod listener : resolve(bean, beanName, targetClass, method)) {
+				synchronized (this.pending) {
+					if (this.registry != null) {
+						this.registry.register(listener);
+					}
+					else {
+						this.pending.add(listener);
+					}
 				}
 			}
 		}
@@ -124,7 +128,12 @@ public class RedeqListenerAnnotationBeanPostProcessor
 		this.typeCache.clear();
 	}
 
-	private ListenerMethod resolve(Object bean, String beanName, Class<?> targetClass, AnnotatedMethod annotated) {
+	/**
+	 * One {@link ListenerMethod} per topic of the method: each topic is subscribed on its
+	 * own, with its own {@code redeq.topics.<topic>.*} settings, all calling the method.
+	 */
+	private List<ListenerMethod> resolve(Object bean, String beanName, Class<?> targetClass,
+			AnnotatedMethod annotated) {
 		Method method = annotated.method();
 		RedeqListener annotation = annotated.annotation();
 		String description = ListenerMethod.describe(beanName, method);
@@ -168,13 +177,7 @@ public class RedeqListenerAnnotationBeanPostProcessor
 					+ " whose generic type cannot be resolved; declare a concrete type such as List<Item>");
 		}
 		Type payloadType = payload.getType();
-		String topic = resolveValue(annotation.topic());
-		try {
-			Validate.topic(topic);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidRedeqListenerException(description, "has an invalid topic: " + ex.getMessage());
-		}
+		List<String> topics = topics(description, annotation);
 		Method invocable;
 		try {
 			invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
@@ -184,10 +187,74 @@ public class RedeqListenerAnnotationBeanPostProcessor
 					+ ex.getMessage() + "); declare it on the proxied interface or use class-based proxies");
 		}
 		ReflectionUtils.makeAccessible(invocable);
-		return new ListenerMethod(beanName, bean, invocable, topic, payloadType, payloadIndex, deliveryIndex,
-				positiveInt(description, "concurrency", annotation.concurrency()),
-				positiveInt(description, "maxAttempts", annotation.maxAttempts()),
-				duration(description, annotation.timeout()), rateLimit(description, annotation.rateLimit()));
+		@Nullable Integer concurrency = positiveInt(description, "concurrency", annotation.concurrency());
+		@Nullable Integer maxAttempts = positiveInt(description, "maxAttempts", annotation.maxAttempts());
+		@Nullable Duration timeout = duration(description, annotation.timeout());
+		@Nullable String rateLimit = rateLimit(description, annotation.rateLimit());
+		List<ListenerMethod> listeners = new ArrayList<>(topics.size());
+		for (String topic : topics) {
+			listeners.add(new ListenerMethod(beanName, bean, invocable, topic, payloadType, payloadIndex, deliveryIndex,
+					concurrency, maxAttempts, timeout, rateLimit));
+		}
+		return listeners;
+	}
+
+	/**
+	 * The topics of {@code topic} or {@code topics} (exactly one of them set), each
+	 * resolved and checked; a topic named twice is refused, as two subscriptions of one
+	 * topic in one instance would be.
+	 */
+	private List<String> topics(String description, RedeqListener annotation) {
+		String single = annotation.topic();
+		String[] several = annotation.topics();
+		if (!single.isEmpty() && several.length > 0) {
+			throw new InvalidRedeqListenerException(description, "sets both topic = \"" + single + "\" and topics = "
+					+ quoted(several) + "; set one of them: topic for one topic, topics for several");
+		}
+		if (single.isEmpty() && several.length == 0) {
+			throw new InvalidRedeqListenerException(description,
+					"names no topic; set topic = \"...\" for one topic or topics = { ... } for several");
+		}
+		if (several.length == 0) {
+			return List.of(topic(description, "topic", single));
+		}
+		Map<String, String> resolved = new LinkedHashMap<>();
+		for (int i = 0; i < several.length; i++) {
+			String raw = several[i];
+			String topic = topic(description, "topics[" + i + "]", raw);
+			String earlier = resolved.putIfAbsent(topic, raw);
+			if (earlier != null) {
+				throw new InvalidRedeqListenerException(description,
+						"names topic '" + topic + "' twice in topics = " + quoted(several)
+								+ (earlier.equals(raw) ? "" : " (from \"" + earlier + "\" and \"" + raw + "\")")
+								+ "; name each topic once");
+			}
+		}
+		return List.copyOf(resolved.keySet());
+	}
+
+	private String topic(String description, String attribute, String raw) {
+		String value = resolveValue(raw);
+		if (value.isBlank()) {
+			throw new InvalidRedeqListenerException(description, "has " + attribute + " = \"" + value + "\""
+					+ (raw.equals(value) ? "" : " (from \"" + raw + "\")") + "; a topic must not be empty or blank");
+		}
+		try {
+			return Validate.topic(value);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidRedeqListenerException(description,
+					"has an invalid topic" + (attribute.equals("topic") ? "" : " in " + attribute)
+							+ (raw.equals(value) ? "" : " (from \"" + raw + "\")") + ": " + ex.getMessage());
+		}
+	}
+
+	private static String quoted(String[] values) {
+		StringBuilder quoted = new StringBuilder("{ ");
+		for (int i = 0; i < values.length; i++) {
+			quoted.append((i > 0) ? ", " : "").append('"').append(values[i]).append('"');
+		}
+		return quoted.append(" }").toString();
 	}
 
 	private @Nullable String rateLimit(String description, String raw) {

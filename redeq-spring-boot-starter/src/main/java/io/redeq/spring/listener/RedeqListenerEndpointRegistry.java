@@ -68,7 +68,10 @@ public class RedeqListenerEndpointRegistry implements SmartLifecycle {
 		}
 	}
 
-	/** Every registered listener, by topic. */
+	/**
+	 * Every registered listener, by topic; a method listening to several topics is there
+	 * once per topic.
+	 */
 	public synchronized Map<String, ListenerMethod> listeners() {
 		return Collections.unmodifiableMap(new LinkedHashMap<>(this.listeners));
 	}

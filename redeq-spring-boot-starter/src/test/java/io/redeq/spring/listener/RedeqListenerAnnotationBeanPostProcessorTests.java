@@ -151,6 +151,94 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 		});
 	}
 
+	@Test
+	void oneMethodOnSeveralTopicsIsOneListenerPerTopicWithPlaceholdersResolved() {
+		this.runner.withBean("mail", SeveralTopics.class)
+			.withPropertyValues("app.mail.second=mail.reminder", "app.concurrency=2")
+			.run((context) -> {
+				Map<String, ListenerMethod> listeners = listeners(context);
+				assertThat(listeners).containsOnlyKeys("mail.welcome", "mail.reminder");
+				ListenerMethod welcome = listeners.get("mail.welcome");
+				ListenerMethod reminder = listeners.get("mail.reminder");
+				assertThat(welcome.topic()).isEqualTo("mail.welcome");
+				assertThat(reminder.topic()).isEqualTo("mail.reminder");
+				assertThat(reminder.method()).isEqualTo(welcome.method());
+				assertThat(reminder.bean()).isSameAs(welcome.bean());
+				assertThat(reminder.description()).isEqualTo(welcome.description())
+					.isEqualTo("method " + SeveralTopics.class.getName() + ".send(String, Delivery) of bean 'mail'");
+				assertThat(List.of(welcome, reminder)).allSatisfy((listener) -> {
+					assertThat(listener.payloadType()).isEqualTo(String.class);
+					assertThat(listener.deliveryIndex()).isOne();
+					assertThat(listener.concurrency()).isEqualTo(2);
+					assertThat(listener.maxAttempts()).isNull();
+				});
+			});
+	}
+
+	@Test
+	void topicAndTopicsTogetherFail() {
+		assertRefused(TopicAndTopics.class,
+				"@RedeqListener method " + TopicAndTopics.class.getName()
+						+ ".handle(String) of bean 'topicAndTopics' sets both topic = \"mail.welcome\" and topics = "
+						+ "{ \"mail.reminder\" }; set one of them");
+	}
+
+	@Test
+	void neitherTopicNorTopicsFails() {
+		assertRefused(NoTopic.class, "@RedeqListener method " + NoTopic.class.getName()
+				+ ".handle(String) of bean 'noTopic' names no topic; set topic = \"...\" for one topic or topics");
+	}
+
+	@Test
+	void blankEntryInTopicsFails() {
+		assertRefused(BlankTopicEntry.class,
+				"of bean 'blankTopicEntry' has topics[1] = \" \"; a topic must not be empty or blank");
+	}
+
+	@Test
+	void entryInTopicsResolvingToNothingFailsShowingThePlaceholder() {
+		assertRefused(EmptyTopicEntry.class,
+				"of bean 'emptyTopicEntry' has topics[0] = \"\" (from \"${missing.topic:}\"); "
+						+ "a topic must not be empty or blank");
+	}
+
+	@Test
+	void malformedEntryInTopicsFails() {
+		assertRefused(MalformedTopicEntry.class, "of bean 'malformedTopicEntry' has an invalid topic in topics[1]: "
+				+ "topic 'mail reminder' is malformed");
+	}
+
+	@Test
+	void topicNamedTwiceInTopicsFails() {
+		assertRefused(DuplicateTopicEntry.class, "of bean 'duplicateTopicEntry' names topic 'mail.welcome' twice in "
+				+ "topics = { \"mail.welcome\", \"mail.welcome\" }; name each topic once");
+	}
+
+	@Test
+	void topicsResolvingToTheSameTopicFailShowingBothEntries() {
+		this.runner.withBean("placeholderDuplicate", PlaceholderDuplicate.class)
+			.withPropertyValues("app.mail.second=mail.welcome")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+					.isInstanceOf(InvalidRedeqListenerException.class)
+					.hasMessageContaining("of bean 'placeholderDuplicate' names topic 'mail.welcome' twice in topics = "
+							+ "{ \"mail.welcome\", \"${app.mail.second}\" } (from \"mail.welcome\" and "
+							+ "\"${app.mail.second}\"); name each topic once");
+			});
+	}
+
+	@Test
+	void aTopicOfSeveralThatAnotherListenerHasFails() {
+		this.runner.withBean("first", FirstOfTopic.class).withBean("mail", SharedAmongTopics.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+				.isInstanceOf(InvalidRedeqListenerException.class)
+				.hasMessageContaining("of bean 'mail' listens to topic 'shared', which method "
+						+ FirstOfTopic.class.getName() + ".handle(String) of bean 'first' already listens to");
+		});
+	}
+
 	private static Map<String, ListenerMethod> listeners(AssertableApplicationContext context) {
 		assertThat(context).hasNotFailed();
 		return context.getBean(RedeqListenerEndpointRegistry.class).listeners();
@@ -298,6 +386,78 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 	static class BadTopic {
 
 		@RedeqListener(topic = "bad topic")
+		void handle(String payload) {
+		}
+
+	}
+
+	static class SeveralTopics {
+
+		@RedeqListener(topics = { "mail.welcome", "${app.mail.second}" }, concurrency = "${app.concurrency}")
+		void send(String address, Delivery delivery) {
+		}
+
+	}
+
+	static class TopicAndTopics {
+
+		@RedeqListener(topic = "mail.welcome", topics = "mail.reminder")
+		void handle(String payload) {
+		}
+
+	}
+
+	static class NoTopic {
+
+		@RedeqListener
+		void handle(String payload) {
+		}
+
+	}
+
+	static class BlankTopicEntry {
+
+		@RedeqListener(topics = { "mail.welcome", " " })
+		void handle(String payload) {
+		}
+
+	}
+
+	static class EmptyTopicEntry {
+
+		@RedeqListener(topics = { "${missing.topic:}", "mail.welcome" })
+		void handle(String payload) {
+		}
+
+	}
+
+	static class MalformedTopicEntry {
+
+		@RedeqListener(topics = { "mail.welcome", "mail reminder" })
+		void handle(String payload) {
+		}
+
+	}
+
+	static class DuplicateTopicEntry {
+
+		@RedeqListener(topics = { "mail.welcome", "mail.welcome" })
+		void handle(String payload) {
+		}
+
+	}
+
+	static class PlaceholderDuplicate {
+
+		@RedeqListener(topics = { "mail.welcome", "${app.mail.second}" })
+		void handle(String payload) {
+		}
+
+	}
+
+	static class SharedAmongTopics {
+
+		@RedeqListener(topics = { "mail.welcome", "shared" })
 		void handle(String payload) {
 		}
 

@@ -3,6 +3,7 @@ package io.redeq.spring.listener;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -33,11 +34,14 @@ import io.redeq.Redeq;
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
 import io.redeq.spring.RedeqListener;
+import io.redeq.spring.boot.actuate.endpoint.RedeqEndpoint;
+import io.redeq.spring.boot.actuate.endpoint.RedeqEndpoint.ListenerDescriptor;
 import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -150,6 +154,66 @@ class RedeqListenerIntegrationTests {
 	}
 
 	@Test
+	void oneMethodOnTwoTopicsRunsEachWithItsTopicAndItsOwnSettings() {
+		this.runner.withBean(MailListener.class)
+			.withPropertyValues("redeq.consumer.prefetch=0", "redeq.topics.mail.welcome.max-attempts=1",
+					"redeq.topics.mail.welcome.concurrency=1", "redeq.topics.mail.reminder.max-attempts=3",
+					"redeq.topics.mail.reminder.concurrency=2")
+			.run((context) -> {
+				MailListener mail = context.getBean(MailListener.class);
+				RedeqClient client = context.getBean(RedeqClient.class);
+				RedeqAdmin admin = context.getBean(RedeqAdmin.class);
+
+				String welcome = client.schedule("mail.welcome", "ada", Duration.ZERO);
+				String reminder = client.schedule("mail.reminder", "bob", Duration.ZERO);
+				await().atMost(Duration.ofSeconds(10)).until(() -> mail.sent.size() == 2);
+				assertThat(mail.sent).containsExactlyInAnyOrder("mail.welcome:" + welcome + ":ada",
+						"mail.reminder:" + reminder + ":bob");
+
+				// Each topic's concurrency: 1 and 2 handlers at once, the rest waits
+				// READY
+				// (no prefetch, so in-flight jobs are running ones).
+				for (int i = 0; i < 3; i++) {
+					client.schedule("mail.welcome", "hold", Duration.ZERO);
+					client.schedule("mail.reminder", "hold", Duration.ZERO);
+				}
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> mail.holding("mail.welcome") == 1 && mail.holding("mail.reminder") == 2);
+				await().during(Duration.ofMillis(300))
+					.atMost(Duration.ofSeconds(2))
+					.until(() -> mail.holding("mail.welcome") == 1 && mail.holding("mail.reminder") == 2);
+				assertThat(admin.stats("mail.welcome").inFlight()).isEqualTo(1);
+				assertThat(admin.stats("mail.reminder").inFlight()).isEqualTo(2);
+				mail.release.countDown();
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> mail.holding("mail.welcome") == 3 && mail.holding("mail.reminder") == 3);
+
+				// Each topic's max-attempts: a job that always fails is dead after 1 and
+				// 3.
+				client.schedule("mail.welcome", "fail", Duration.ZERO);
+				client.schedule("mail.reminder", "fail", Duration.ZERO);
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> admin.stats("mail.welcome").dead() == 1 && admin.stats("mail.reminder").dead() == 1);
+				assertThat(admin.deadJobs("mail.welcome", 0, 10)).extracting(DeadJob::attempts).containsExactly(1);
+				assertThat(admin.deadJobs("mail.reminder", 0, 10)).extracting(DeadJob::attempts).containsExactly(3);
+				assertThat(mail.failures).containsExactlyInAnyOrder("mail.welcome:1", "mail.reminder:1",
+						"mail.reminder:2", "mail.reminder:3");
+
+				// The registry, and so the endpoint and the dashboard, list each topic.
+				RedeqListenerEndpointRegistry registry = context.getBean(RedeqListenerEndpointRegistry.class);
+				assertThat(registry.listeners()).containsOnlyKeys("mail.welcome", "mail.reminder");
+				List<ListenerDescriptor> described = new RedeqEndpoint(context.getBean(Redeq.class), registry).redeq()
+					.listeners();
+				assertThat(described)
+					.extracting(ListenerDescriptor::topic, ListenerDescriptor::concurrency,
+							ListenerDescriptor::maxAttempts, ListenerDescriptor::running)
+					.containsExactlyInAnyOrder(tuple("mail.welcome", 1, 1, true), tuple("mail.reminder", 2, 3, true));
+				assertThat(described).extracting(ListenerDescriptor::method)
+					.containsOnly(registry.listeners().get("mail.welcome").description());
+			});
+	}
+
+	@Test
 	void producerOnlyModeSchedulesButNeverConsumes() {
 		this.runner.withBean(SilentListener.class).withPropertyValues("redeq.consumer.enabled=false").run((context) -> {
 			assertThat(context).hasNotFailed();
@@ -216,6 +280,38 @@ class RedeqListenerIntegrationTests {
 			this.running.incrementAndGet();
 			this.threads.add(Thread.currentThread().getName());
 			this.release.await(20, TimeUnit.SECONDS);
+		}
+
+	}
+
+	static class MailListener {
+
+		final List<String> sent = new CopyOnWriteArrayList<>();
+
+		final List<String> failures = new CopyOnWriteArrayList<>();
+
+		final Map<String, AtomicInteger> holding = new ConcurrentHashMap<>();
+
+		final CountDownLatch release = new CountDownLatch(1);
+
+		@RedeqListener(topics = { "mail.welcome", "mail.reminder" })
+		void send(String address, Delivery delivery) throws InterruptedException {
+			switch (address) {
+				case "hold" -> {
+					this.holding.computeIfAbsent(delivery.topic(), (topic) -> new AtomicInteger()).incrementAndGet();
+					this.release.await(20, TimeUnit.SECONDS);
+				}
+				case "fail" -> {
+					this.failures.add(delivery.topic() + ":" + delivery.attempt());
+					throw new IllegalStateException("mail server refused " + address);
+				}
+				default -> this.sent.add(delivery.topic() + ":" + delivery.id() + ":" + address);
+			}
+		}
+
+		int holding(String topic) {
+			AtomicInteger count = this.holding.get(topic);
+			return (count != null) ? count.get() : 0;
 		}
 
 	}
