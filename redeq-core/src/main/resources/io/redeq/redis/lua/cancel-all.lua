@@ -13,7 +13,13 @@ end
 if #ARGV - 2 > 1000 then
   return redis.error_reply('ERR redeq: cancel-all takes 1000 jobs per call at most, but got ' .. (#ARGV - 2))
 end
-if redis.call('EXISTS', answer) == 1 then return redis.call('LRANGE', answer, '0', '-1') end
+-- The answer is the jobKeys, one per line (neither topics nor ids hold a control character).
+local kept = redis.call('GET', answer)
+if kept then
+  local first_run = {}
+  for job_key in string.gmatch(kept, '[^\n]+') do first_run[#first_run + 1] = job_key end
+  return first_run
+end
 local job_keys = {}
 for i = 3, #ARGV do job_keys[#job_keys + 1] = ARGV[i] end
 local delayed, ready = waiting_among(topic, job_keys)
@@ -23,7 +29,6 @@ for _, job_key in ipairs(ready) do cancelled[#cancelled + 1] = job_key end
 if #cancelled == 0 then return cancelled end
 count(topic, -#cancelled)
 flush_counts()
-redis.call('RPUSH', answer, unpack(cancelled))
-redis.call('PEXPIRE', answer, keep)
+redis.call('SET', answer, table.concat(cancelled, '\n'), 'PX', keep)
 remove_waiting(topic, delayed, ready)
 return cancelled
