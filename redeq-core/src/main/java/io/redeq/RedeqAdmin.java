@@ -114,6 +114,21 @@ public interface RedeqAdmin {
 	long purgeDead(String topic);
 
 	/**
+	 * Deletes every job of the topic in one state: DELAYED, READY or DEAD (as
+	 * {@link #purgeDead(String)}). Deleting a waiting job is cancelling it. Runs in short
+	 * steps, each one script on one bucket that deletes at most 1,000 jobs, so even a
+	 * million jobs never block Redis for long. Jobs that enter the state while it runs
+	 * may stay. With the journal on, each DELAYED or READY job deleted is journaled as
+	 * cancelled.
+	 * @param topic the topic
+	 * @param state {@link JobState#DELAYED}, {@link JobState#READY} or
+	 * {@link JobState#DEAD}; a running ({@link JobState#IN_FLIGHT}) job cannot be purged
+	 * @return the number of jobs deleted
+	 * @throws IllegalArgumentException for {@link JobState#IN_FLIGHT}
+	 */
+	long purge(String topic, JobState state);
+
+	/**
 	 * Every declared recurring job, by topic and id.
 	 * @return the recurring jobs
 	 * @since 0.1.0

@@ -63,6 +63,18 @@ public interface RedeqClient {
 	boolean cancel(String topic, String id);
 
 	/**
+	 * Cancels the waiting (DELAYED or READY) jobs among {@code ids}: one script per
+	 * bucket, all sent in one pipelined round. Running, dead and unknown jobs are left
+	 * alone and not counted; a repeated id counts once. Each bucket's share is cancelled
+	 * atomically; if one bucket's script fails, the others still run and the first
+	 * failure is thrown after all answered.
+	 * @param topic the jobs' topic
+	 * @param ids the jobs' ids, at most 10,000 (an empty list cancels nothing)
+	 * @return how many jobs were cancelled
+	 */
+	long cancelAll(String topic, Collection<String> ids);
+
+	/**
 	 * Moves a waiting job's due time to {@code delay} from now (Redis clock).
 	 * @param topic the job's topic
 	 * @param id the job's id

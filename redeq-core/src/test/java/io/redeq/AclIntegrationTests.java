@@ -171,6 +171,15 @@ class AclIntegrationTests {
 			await().atMost(Duration.ofSeconds(15))
 				.until(() -> deliveries.containsKey("later") && deliveries.containsKey("sms-s-0")
 						&& deliveries.containsKey("sms-s-1") && deliveries.containsKey("sms-s-2"));
+
+			// Bulk removal: cancel-all (its answer kept with SET PX) and purge steps.
+			List<Job> bulk = new ArrayList<>();
+			for (int i = 0; i < 6; i++) {
+				bulk.add(Job.builder("sweep").id("b-" + i).payload("x").delay(Duration.ofHours(1)).build());
+			}
+			jobs.scheduleAll(bulk);
+			assertThat(jobs.cancelAll("sweep", List.of("b-0", "b-1", "b-2"))).isEqualTo(3);
+			assertThat(admin.purge("sweep", JobState.DELAYED)).isEqualTo(3);
 		}
 		try (StatefulRedisConnection<String, String> connection = this.admin.connect()) {
 			RedisCommands<String, String> redis = connection.sync();

@@ -351,8 +351,39 @@ class ClusterIntegrationTests {
 		}
 	}
 
+	/**
+	 * A bulk cancel sends one script per bucket, each to the master of its slot, and a
+	 * purge walks every bucket on its master.
+	 */
 	@Test
 	@Order(6)
+	void cancelAllAndPurgeReachEveryMaster() {
+		try (Redeq redeq = Redeq.builder(client).prefix("bulk").buckets(16).migratorEnabled(false).build()) {
+			List<Job> jobs = new ArrayList<>();
+			for (int i = 0; i < 2000; i++) {
+				jobs.add(Job.builder("order.timeout").id("o-" + i).payload(i).delay(Duration.ofHours(1)).build());
+			}
+			redeq.client().scheduleAll(jobs);
+			KeySpace keys = new KeySpace("bulk", 16);
+			List<String> ids = new ArrayList<>();
+			Set<Integer> masters = new HashSet<>();
+			for (int i = 0; i < 1000; i++) {
+				ids.add("o-" + i);
+				masters.add(masterPortOf(keys, keys.bucketOf(KeySpace.jobKey("order.timeout", "o-" + i))));
+			}
+			ids.add("unknown");
+			assertThat(masters).as("the ids' buckets are on every master").hasSize(3);
+
+			assertThat(redeq.client().cancelAll("order.timeout", ids)).isEqualTo(1000);
+			assertThat(redeq.client().find("order.timeout", "o-0")).isEmpty();
+			assertThat(redeq.client().find("order.timeout", "o-1000")).isPresent();
+			assertThat(redeq.admin().purge("order.timeout", JobState.DELAYED)).isEqualTo(1000);
+			assertThat(redeq.admin().stats("order.timeout")).isEqualTo(new TopicStats("order.timeout", 0, 0, 0, 0));
+		}
+	}
+
+	@Test
+	@Order(7)
 	void masterFailoverLosesNoJobAcknowledgedByAReplica() throws Exception {
 		Set<String> acknowledged = ConcurrentHashMap.newKeySet();
 		Map<String, AtomicInteger> delivered = new ConcurrentHashMap<>();

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 
 import io.redeq.DeadJob;
 import io.redeq.InstanceInfo;
@@ -22,6 +23,7 @@ import io.redeq.recurring.RecurringJobs;
 import io.redeq.redis.JobPages;
 import io.redeq.redis.JobQueries;
 import io.redeq.redis.KeySpace;
+import io.redeq.redis.PurgeStep;
 import io.redeq.redis.RedisJobStore;
 
 /**
@@ -33,6 +35,12 @@ public final class QueueAdmin implements RedeqAdmin {
 	private static final int BATCH = 500;
 
 	private static final int MAX_PAGE = 1000;
+
+	/** Index entries one purge step looks at, at most. */
+	private static final int PURGE_LOOK = 5000;
+
+	/** Walks of one bucket's index by a purge, at most (see purgeWaiting). */
+	private static final int MAX_PURGE_WALKS = 3;
 
 	/** Instances read by {@link #instances()}: far more than a prefix runs. */
 	private static final int MAX_INSTANCES = 1000;
@@ -172,6 +180,69 @@ public final class QueueAdmin implements RedeqAdmin {
 				this.store.signal(topic, bucket);
 			}
 			total += inBucket;
+		}
+		return total;
+	}
+
+	@Override
+	public long purge(String topic, JobState state) {
+		return purge(topic, state, (ids) -> {
+		});
+	}
+
+	/**
+	 * Purges as {@link #purge(String, JobState)} does and tells {@code deleted} the ids
+	 * of each step's DELAYED or READY jobs, once the step deleted them (the starter's
+	 * journal records them as cancelled). Not told of DEAD jobs.
+	 * @param topic the topic
+	 * @param state the state
+	 * @param deleted told the ids each step deleted
+	 * @return the number of jobs deleted
+	 */
+	public long purge(String topic, JobState state, Consumer<List<String>> deleted) {
+		Validate.topic(topic);
+		Objects.requireNonNull(state, "state must not be null");
+		Objects.requireNonNull(deleted, "deleted must not be null");
+		return switch (state) {
+			case DEAD -> purgeDead(topic);
+			case DELAYED -> purgeWaiting(topic, 'D', deleted);
+			case READY -> purgeWaiting(topic, 'R', deleted);
+			case IN_FLIGHT -> throw new InvalidValueException("state of the jobs to purge in topic '" + topic + "'",
+					state, "must be DELAYED, READY or DEAD (a running job ends with its handler; "
+							+ "cancel or purge it once it waits again)");
+		};
+	}
+
+	/**
+	 * Deletes a topic's DELAYED or READY jobs bucket by bucket, in steps of at most
+	 * {@link RedisJobStore#MAX_PURGE_PER_CALL} jobs. A bucket's DELAYED index is shared
+	 * with other topics and walked by rank; jobs of other topics leaving it meanwhile
+	 * shift the ranks, so a walk may pass some of this topic's jobs: the bucket is walked
+	 * again while a walk deleted any, a bounded number of times.
+	 */
+	private long purgeWaiting(String topic, char state, Consumer<List<String>> deleted) {
+		int idStart = topic.length() + 1;
+		long total = 0;
+		for (int bucket = 0; bucket < this.store.keys().buckets(); bucket++) {
+			for (int walk = 0; walk < MAX_PURGE_WALKS; walk++) {
+				long inWalk = 0;
+				long start = 0;
+				PurgeStep step;
+				do {
+					step = this.store.purgeWaiting(bucket, topic, state, start, PURGE_LOOK,
+							RedisJobStore.MAX_PURGE_PER_CALL);
+					if (!step.jobKeys().isEmpty()) {
+						inWalk += step.jobKeys().size();
+						deleted.accept(step.jobKeys().stream().map((jobKey) -> jobKey.substring(idStart)).toList());
+					}
+					start = step.next();
+				}
+				while (step.more());
+				total += inWalk;
+				if (inWalk == 0) {
+					break;
+				}
+			}
 		}
 		return total;
 	}

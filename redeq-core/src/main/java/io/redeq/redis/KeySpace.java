@@ -120,6 +120,15 @@ public final class KeySpace {
 	}
 
 	/**
+	 * The answer of one bulk cancel on a bucket, kept briefly under its request id so
+	 * that the same call sent again answers as the first run did (see
+	 * {@code cancel-all.lua}).
+	 */
+	String answerKey(int bucket, String requestId) {
+		return this.tags[bucket] + ":answer:" + requestId;
+	}
+
+	/**
 	 * Recurring jobs whose occurrences fall in a bucket: a hash of definitions and their
 	 * tick plans (see {@code lib/recurring.lua}); migrate and the recurring scripts
 	 * declare it after the topic keys.

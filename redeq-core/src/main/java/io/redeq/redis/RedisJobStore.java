@@ -34,6 +34,12 @@ public final class RedisJobStore {
 	/** Bounds the rounds in which a script asks for the keys of more topics. */
 	private static final int MAX_TOPIC_ROUNDS = 4;
 
+	/** Jobs one bulk cancel call takes on one bucket (see cancel-all.lua). */
+	public static final int MAX_CANCEL_PER_CALL = 1000;
+
+	/** Jobs one purge step deletes at most (see purge-waiting.lua). */
+	public static final int MAX_PURGE_PER_CALL = 1000;
+
 	/** The least time a bucket remembers a request that may come twice. */
 	private static final long MIN_REQUEST_MEMORY_MILLIS = 1000;
 
@@ -212,6 +218,31 @@ public final class RedisJobStore {
 		CompletableFuture<Long> reply = runRemembered(Scripts.CANCEL, bucket, KeySpace.topicOf(jobKey), jobKey,
 				requestId);
 		return reply.thenApply((cancelled) -> cancelled == 1);
+	}
+
+	/**
+	 * Cancels the waiting jobs (DELAYED or READY) among {@code jobKeys}, all of one topic
+	 * and of this bucket, at most {@link #MAX_CANCEL_PER_CALL}; completes with the
+	 * jobKeys it cancelled. {@code requestId} is unique to this call: a second run of the
+	 * same command answers as the first did.
+	 */
+	public CompletableFuture<List<String>> cancelAll(int bucket, String topic, List<String> jobKeys, String requestId) {
+		if (jobKeys.size() > MAX_CANCEL_PER_CALL) {
+			throw new IllegalArgumentException("A bulk cancel call takes at most " + MAX_CANCEL_PER_CALL
+					+ " jobs per bucket, but got " + jobKeys.size());
+		}
+		String[] args = new String[jobKeys.size() + 2];
+		args[0] = topic;
+		args[1] = Long.toString(requestMemoryMillis());
+		for (int i = 0; i < jobKeys.size(); i++) {
+			args[i + 2] = jobKeys.get(i);
+		}
+		String[] topicKeys = this.keys.jobScriptKeys(bucket, List.of(topic));
+		String[] keys = Arrays.copyOf(topicKeys, topicKeys.length + 1);
+		keys[topicKeys.length] = this.keys.answerKey(bucket, requestId);
+		remember(bucket, List.of(topic));
+		CompletableFuture<List<Object>> reply = this.scripts.runAsync(Scripts.CANCEL_ALL, keys, args);
+		return reply.thenApply((values) -> values.stream().map(String::valueOf).toList());
 	}
 
 	/**
@@ -676,6 +707,20 @@ public final class RedisJobStore {
 		Long purged = this.scripts.await(runOn(Scripts.PURGE_DEAD, bucket, topic, Integer.toString(max)),
 				"purge dead jobs of " + topic);
 		return purged;
+	}
+
+	/**
+	 * One step of a purge of a topic's DELAYED ({@code 'D'}) or READY ({@code 'R'}) jobs
+	 * in one bucket: deletes up to {@code max} of them, looking at no more than
+	 * {@code look} index entries from rank {@code start} (see purge-waiting.lua).
+	 * @return the jobKeys it deleted and where the next step starts
+	 */
+	public PurgeStep purgeWaiting(int bucket, String topic, char state, long start, int look, int max) {
+		List<Object> reply = this.scripts.await(
+				runOn(Scripts.PURGE_WAITING, bucket, topic, String.valueOf(state), Long.toString(start),
+						Integer.toString(look), Integer.toString(max)),
+				"purge " + ((state == 'D') ? "DELAYED" : "READY") + " jobs of " + topic);
+		return PurgeStep.fromReply(reply);
 	}
 
 	// ---- helpers

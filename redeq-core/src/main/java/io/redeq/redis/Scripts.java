@@ -29,6 +29,8 @@ final class Scripts {
 
 	static final LuaScript CANCEL = LuaScript.job("cancel", ScriptOutputType.INTEGER);
 
+	static final LuaScript CANCEL_ALL = LuaScript.job("cancel-all", ScriptOutputType.MULTI);
+
 	static final LuaScript RESCHEDULE = LuaScript.job("reschedule", ScriptOutputType.MULTI);
 
 	static final LuaScript FIND = LuaScript.job("find", ScriptOutputType.MULTI);
@@ -38,6 +40,8 @@ final class Scripts {
 	static final LuaScript REQUEUE_DEAD = LuaScript.job("requeue-dead", ScriptOutputType.INTEGER);
 
 	static final LuaScript PURGE_DEAD = LuaScript.job("purge-dead", ScriptOutputType.INTEGER);
+
+	static final LuaScript PURGE_WAITING = LuaScript.job("purge-waiting", ScriptOutputType.MULTI);
 
 	static final LuaScript UNLOCK = LuaScript.job("unlock", ScriptOutputType.INTEGER);
 

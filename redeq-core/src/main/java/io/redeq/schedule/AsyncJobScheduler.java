@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
@@ -53,6 +54,9 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 	 * short.
 	 */
 	private static final int JOBS_PER_CALL = 200;
+
+	/** Ids one {@link #cancelAll} call takes at most. */
+	public static final int MAX_CANCEL_ALL = 10_000;
 
 	private static final Logger logger = LoggerFactory.getLogger(AsyncJobScheduler.class);
 
@@ -384,6 +388,67 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 			}
 			return done;
 		}));
+	}
+
+	/**
+	 * Cancels the waiting jobs (DELAYED or READY) among {@code ids} of one topic: one
+	 * script per bucket (and per {@link RedisJobStore#MAX_CANCEL_PER_CALL} of its jobs),
+	 * all sent before the first reply is awaited. Validation throws here, before anything
+	 * is sent. Every bucket's reply is awaited: the future completes with the ids
+	 * cancelled and, if a bucket's script failed, the first failure.
+	 * @param topic the topic
+	 * @param ids the ids, at most {@link #MAX_CANCEL_ALL}; repeated ones count once
+	 * @return what was cancelled
+	 */
+	public CompletableFuture<CancelledJobs> cancelAll(String topic, Collection<String> ids) {
+		Validate.topic(topic);
+		Objects.requireNonNull(ids, () -> "ids to cancel in topic '" + topic + "' must not be null");
+		if (ids.size() > MAX_CANCEL_ALL) {
+			throw new IllegalArgumentException("cancelAll in topic '" + topic + "' takes at most " + MAX_CANCEL_ALL
+					+ " ids per call, but got " + ids.size() + "; split the list, or purge the topic's DELAYED "
+					+ "or READY jobs with RedeqAdmin.purge");
+		}
+		// A repeated id would be counted twice by its bucket's script.
+		Map<Integer, List<String>> byBucket = new LinkedHashMap<>();
+		for (String id : new LinkedHashSet<>(ids)) {
+			String jobKey = KeySpace.jobKey(topic, Validate.id(topic, id));
+			byBucket.computeIfAbsent(this.store.keys().bucketOf(jobKey), (b) -> new ArrayList<>()).add(jobKey);
+		}
+		List<CompletableFuture<List<String>>> replies = new ArrayList<>();
+		byBucket.forEach((bucket, jobKeys) -> {
+			for (int from = 0; from < jobKeys.size(); from += RedisJobStore.MAX_CANCEL_PER_CALL) {
+				List<String> part = jobKeys.subList(from,
+						Math.min(jobKeys.size(), from + RedisJobStore.MAX_CANCEL_PER_CALL));
+				replies.add(ScriptRunner.translated(this.store.cancelAll(bucket, topic, part, JobIds.next()),
+						"cancel " + part.size() + " jobs of topic " + topic));
+			}
+		});
+		int idStart = topic.length() + 1;
+		return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).handle((ignored, ex) -> {
+			List<String> cancelled = new ArrayList<>();
+			RuntimeException failure = null;
+			for (CompletableFuture<List<String>> reply : replies) {
+				try {
+					reply.join().forEach((jobKey) -> cancelled.add(jobKey.substring(idStart)));
+				}
+				catch (CompletionException | CancellationException failed) {
+					RuntimeException cause = asRuntime(causeOf(failed));
+					if (failure == null) {
+						failure = cause;
+					}
+					else if (failure != cause) {
+						failure.addSuppressed(cause);
+					}
+				}
+			}
+			cancelled.forEach((id) -> this.events.cancelled(topic));
+			return new CancelledJobs(List.copyOf(cancelled), failure);
+		});
+	}
+
+	private static RuntimeException asRuntime(Throwable ex) {
+		return (ex instanceof RuntimeException runtime) ? runtime
+				: new RedeqException("Bulk cancel failed: " + ex.getMessage(), ex);
 	}
 
 	@Override

@@ -107,6 +107,22 @@ public final class JobScheduler implements RedeqClient {
 	}
 
 	@Override
+	public long cancelAll(String topic, Collection<String> ids) {
+		return cancelAllReporting(topic, ids).countOrThrow();
+	}
+
+	/**
+	 * Cancels as {@link #cancelAll} does and tells which jobs it cancelled, also when a
+	 * bucket's script failed; for the starter's journal, which records each.
+	 * @param topic the topic
+	 * @param ids the ids
+	 * @return the ids cancelled, and the first failure if any
+	 */
+	public CancelledJobs cancelAllReporting(String topic, Collection<String> ids) {
+		return await(this.async.cancelAll(topic, ids), "cancel jobs");
+	}
+
+	@Override
 	public boolean reschedule(String topic, String id, Duration delay) {
 		return await(this.async.reschedule(topic, id, delay), "reschedule");
 	}

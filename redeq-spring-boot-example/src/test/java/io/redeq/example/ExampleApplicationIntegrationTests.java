@@ -93,6 +93,26 @@ class ExampleApplicationIntegrationTests {
 	}
 
 	@Test
+	void payingEveryOpenOrderCancelsTheirTimeoutsInOneCall() throws Exception {
+		for (String item : new String[] { "pen", "ink", "paper" }) {
+			post("/orders", "{\"item\":\"" + item + "\"}");
+		}
+		RedeqClient client = this.app.getBean(RedeqClient.class);
+		assertThat(client.find("order.timeout", "order-3")).isPresent();
+
+		assertThat(post("/orders/pay-all", "")).contains("\"paid\":3").contains("\"timeoutsCancelled\":3");
+
+		for (int id = 1; id <= 3; id++) {
+			assertThat(client.find("order.timeout", "order-" + id)).isEmpty();
+			assertThat(get("/orders/" + id)).contains("\"status\":\"PAID\"");
+		}
+		JdbcTemplate jdbc = this.app.getBean(JdbcTemplate.class);
+		await().atMost(Duration.ofSeconds(15))
+			.until(() -> jdbc.queryForObject("SELECT COUNT(*) FROM redeq_job WHERE state = 'CANCELLED'", Integer.class),
+					(count) -> count == 3);
+	}
+
+	@Test
 	void reminderThatAlwaysFailsBecomesAVisibleDeadLetter() throws Exception {
 		String created = post("/reminders", "{\"to\":\"ada\",\"text\":\"standup\",\"in\":\"0s\"}");
 		String id = created.replaceAll(".*\"id\":\"([^\"]+)\".*", "$1");

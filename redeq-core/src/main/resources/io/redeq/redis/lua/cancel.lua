@@ -13,20 +13,20 @@ if not keep or keep <= 0 then
 end
 if ran_before(requests, request) then return 1 end
 local topic = topic_of(job_key)
-local state = state_of(job_key, topic)
-if state == nil or state == 'I' then return 0 end
-if state ~= 'X' then
+-- A waiting job is cancelled as cancel-all cancels one (lib/state.lua, lib/removal.lua).
+local delayed, ready = waiting_among(topic, { job_key })
+local waiting = #delayed + #ready > 0
+if not waiting and not redis.call('ZSCORE', K_DIED, job_key) then return 0 end
+if waiting then
   count(topic, -1)
   flush_counts()
 end
 remember_request(requests, request, now_ms(), keep)
-if state == 'D' then
-  redis.call('ZREM', K_DUE, job_key)
-elseif state == 'R' then
-  redis.call('ZREM', ready_key(topic), job_key)
+if waiting then
+  remove_waiting(topic, delayed, ready)
 else
   redis.call('ZREM', K_DIED, job_key)
   redis.call('ZREM', dead_key(topic), job_key)
+  forget_all({ job_key })
 end
-forget_all({ job_key })
 return 1

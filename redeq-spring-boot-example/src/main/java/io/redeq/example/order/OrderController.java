@@ -14,7 +14,8 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * {@code POST /orders {"item": "book"}} places an order, {@code POST /orders/{id}/pay}
- * pays it, {@code GET /orders[/{id}]} shows them.
+ * pays it, {@code POST /orders/pay-all} pays every open order (their timeouts cancelled
+ * in one call), {@code GET /orders[/{id}]} shows them.
  */
 @RestController
 @RequestMapping("/orders")
@@ -35,6 +36,11 @@ class OrderController {
 	@PostMapping("/{id}/pay")
 	ResponseEntity<Order> pay(@PathVariable long id) {
 		return ResponseEntity.of(this.orders.pay(id));
+	}
+
+	@PostMapping("/pay-all")
+	Map<String, Long> payAll() {
+		return this.orders.payAll();
 	}
 
 	@GetMapping("/{id}")

@@ -6,7 +6,9 @@ import java.time.Instant;
 import java.time.LocalTime;
 import java.time.ZoneId;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -91,6 +93,27 @@ public class OrderService {
 			logger.info("Order {} cannot be paid: it is {}", id, paid.status());
 		}
 		return Optional.of(paid);
+	}
+
+	/**
+	 * Pays every order still awaiting payment (a customer settling everything at once)
+	 * and cancels their timeouts with one {@code cancelAll}: one pipelined round to
+	 * Redis, not one cancel per order.
+	 * @return how many orders were paid and how many timeouts were cancelled
+	 */
+	public Map<String, Long> payAll() {
+		List<String> timeouts = new ArrayList<>();
+		for (Order order : this.orders.values()) {
+			Order paid = this.orders.computeIfPresent(order.id(),
+					(key, current) -> (current.status() == Order.Status.AWAITING_PAYMENT)
+							? current.with(Order.Status.PAID) : current);
+			if (paid != null && paid.status() == Order.Status.PAID && order.status() == Order.Status.AWAITING_PAYMENT) {
+				timeouts.add(jobId(order.id()));
+			}
+		}
+		long cancelled = timeouts.isEmpty() ? 0 : this.redeq.cancelAll(TIMEOUT_TOPIC, timeouts);
+		logger.info("Paid {} orders at once; cancelled {} of their timeouts", timeouts.size(), cancelled);
+		return Map.of("paid", (long) timeouts.size(), "timeoutsCancelled", cancelled);
 	}
 
 	/** Cancels an order that is still unpaid; called when its timeout is due. */

@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 
 import javax.sql.DataSource;
 
@@ -14,8 +15,9 @@ import org.apache.commons.logging.LogFactory;
 /**
  * Records in the journal what an operator changed through {@link io.redeq.RedeqAdmin}
  * (the dashboard, the actuator endpoint, the application's own calls): a job made due
- * now, a dead job given a fresh set of attempts. Without it the journal would still hold
- * the old due time, or the job as DEAD, and a recovery would send it back as it was.
+ * now, a dead job given a fresh set of attempts, waiting jobs deleted by a purge. Without
+ * it the journal would still hold the old due time, or the job as DEAD, and a recovery
+ * would send it back as it was.
  *
  * <p>
  * Written at once, on a connection of its own, after the writer caught up: the operator's
@@ -65,6 +67,19 @@ final class JournalAdminChanges {
 	/** A dead job got a fresh set of attempts and is due now. */
 	void requeued(String topic, String id) {
 		update(this.requeuedSql, topic, id, "requeued");
+	}
+
+	/**
+	 * Waiting jobs were deleted by a purge: each is journaled as cancelled through the
+	 * writer, as a cancel is, and the purge waits for the writer to catch up before its
+	 * next step, so that a purge of a million jobs never outruns the writer's buffer.
+	 */
+	void cancelled(String topic, List<String> ids) {
+		long now = this.clock.millis();
+		for (String id : ids) {
+			this.writer.offer(new JournalEvent.Changed(topic, id, JournalState.CANCELLED, null, null, null, now));
+		}
+		catchUp();
 	}
 
 	private void update(String sql, String topic, String id, String what) {

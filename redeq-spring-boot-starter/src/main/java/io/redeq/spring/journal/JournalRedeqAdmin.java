@@ -6,20 +6,27 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.List;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import io.redeq.DeadJob;
+import io.redeq.JobState;
 import io.redeq.RedeqAdmin;
+import io.redeq.admin.QueueAdmin;
 
 /**
  * The engine's admin, with {@link RedeqAdmin#recoverFromJournal()} answered by the
  * journal, and the operations that change a job recorded in it: {@code promote},
  * {@code requeueDead} and {@code requeueAllDead}. A proxy rather than a class that
  * delegates method by method: every other operation, including those later versions add
- * to {@link RedeqAdmin}, goes to the engine's admin unchanged. ({@code purgeDead} deletes
- * dead jobs, whose rows are finished already.)
+ * to {@link RedeqAdmin}, goes to the engine's admin unchanged. {@code purge} of DELAYED
+ * or READY jobs records each job it deleted as cancelled. ({@code purgeDead} and
+ * {@code purge} of DEAD jobs delete dead jobs, whose rows are finished already.)
  */
 public final class JournalRedeqAdmin implements InvocationHandler {
+
+	private static final Log logger = LogFactory.getLog(JournalRedeqAdmin.class);
 
 	/** Dead jobs requeued per page by {@code requeueAllDead}. */
 	private static final int REQUEUE_PAGE = 200;
@@ -69,6 +76,15 @@ public final class JournalRedeqAdmin implements InvocationHandler {
 		if (args != null && arity == 1 && name.equals("requeueAllDead")) {
 			return requeueAllDead((String) args[0]);
 		}
+		if (args != null && arity == 2 && name.equals("purge")
+				&& (args[1] == JobState.DELAYED || args[1] == JobState.READY)) {
+			if (this.target instanceof QueueAdmin engine) {
+				return purgeWaiting(engine, (String) args[0], (JobState) args[1]);
+			}
+			logger.warn("redeq journal cannot record the jobs a purge of " + args[1] + " jobs of topic '" + args[0]
+					+ "' deletes: the admin " + this.target + " is not the engine's; their rows stay pending, and a "
+					+ "recovery from the journal would send them again");
+		}
 		try {
 			return method.invoke(this.target, args);
 		}
@@ -92,6 +108,15 @@ public final class JournalRedeqAdmin implements InvocationHandler {
 			changes.requeued(topic, id);
 		}
 		return requeued;
+	}
+
+	/**
+	 * Purges through the engine's admin, which tells the ids of each step once it deleted
+	 * them: each is journaled as cancelled before the next step runs.
+	 */
+	private long purgeWaiting(QueueAdmin engine, String topic, JobState state) {
+		JournalAdminChanges changes = this.journal.adminChanges();
+		return engine.purge(topic, state, (ids) -> changes.cancelled(topic, ids));
 	}
 
 	/**

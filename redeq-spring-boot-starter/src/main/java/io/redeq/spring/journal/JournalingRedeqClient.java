@@ -4,7 +4,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
@@ -12,9 +14,12 @@ import org.jspecify.annotations.Nullable;
 import io.redeq.AsyncRedeqClient;
 import io.redeq.Job;
 import io.redeq.JobInfo;
+import io.redeq.JobState;
 import io.redeq.Recurring;
 import io.redeq.RedeqClient;
 import io.redeq.schedule.AcceptedJob;
+import io.redeq.schedule.CancelledJobs;
+import io.redeq.schedule.JobScheduler;
 
 /**
  * A {@link RedeqClient} that journals what Redis accepted: each cancel and reschedule
@@ -90,6 +95,30 @@ final class JournalingRedeqClient implements RedeqClient {
 			cancelled(topic, id);
 		}
 		return cancelled;
+	}
+
+	/**
+	 * Journals each job cancelled. The engine's client tells which ones, also when a
+	 * bucket's script failed (those the others cancelled are journaled before the failure
+	 * is thrown); any other target is asked one id at a time, and cancels the jobs found
+	 * waiting.
+	 */
+	@Override
+	public long cancelAll(String topic, Collection<String> ids) {
+		if (this.target instanceof JobScheduler engine) {
+			CancelledJobs cancelled = engine.cancelAllReporting(topic, ids);
+			cancelled.ids().forEach((id) -> cancelled(topic, id));
+			return cancelled.countOrThrow();
+		}
+		Objects.requireNonNull(ids, () -> "ids to cancel in topic '" + topic + "' must not be null");
+		long count = 0;
+		for (String id : new LinkedHashSet<>(ids)) {
+			boolean waiting = find(topic, id).map(JobInfo::state)
+				.filter((state) -> state == JobState.DELAYED || state == JobState.READY)
+				.isPresent();
+			count += (waiting && cancel(topic, id)) ? 1 : 0;
+		}
+		return count;
 	}
 
 	@Override

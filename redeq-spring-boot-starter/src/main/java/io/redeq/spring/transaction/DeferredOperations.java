@@ -175,6 +175,9 @@ final class DeferredOperations implements TransactionSynchronization {
 			if (operation instanceof Cancel cancel) {
 				outbox.cancel(cancel.topic(), cancel.id());
 			}
+			else if (operation instanceof CancelAll cancelAll) {
+				cancelAll.ids().forEach((id) -> outbox.cancel(cancelAll.topic(), id));
+			}
 			else if (operation instanceof Reschedule reschedule) {
 				Instant dueAt = (reschedule.dueAt() != null) ? reschedule.dueAt()
 						: Instant.ofEpochMilli(now).plus(Objects.requireNonNull(reschedule.delay()));
@@ -272,6 +275,9 @@ final class DeferredOperations implements TransactionSynchronization {
 		if (operation instanceof Cancel cancel) {
 			this.target.cancel(cancel.topic(), cancel.id());
 		}
+		else if (operation instanceof CancelAll cancelAll) {
+			this.target.cancelAll(cancelAll.topic(), cancelAll.ids());
+		}
 		else if (operation instanceof Reschedule reschedule) {
 			if (reschedule.dueAt() != null) {
 				this.target.reschedule(reschedule.topic(), reschedule.id(), reschedule.dueAt());
@@ -317,7 +323,7 @@ final class DeferredOperations implements TransactionSynchronization {
 		this.settledAtCommit.clear();
 	}
 
-	sealed interface Operation permits Schedule, Cancel, Reschedule {
+	sealed interface Operation permits Schedule, Cancel, CancelAll, Reschedule {
 
 		/**
 		 * The future of the asynchronous call that made this change, {@code null} for a
@@ -339,6 +345,19 @@ final class DeferredOperations implements TransactionSynchronization {
 
 		Cancel(String topic, String id) {
 			this(topic, id, null, false);
+		}
+
+	}
+
+	/**
+	 * A bulk cancel of jobs that were waiting at the call or scheduled earlier in the
+	 * transaction; made by the synchronous client only.
+	 */
+	record CancelAll(String topic, List<String> ids) implements Operation {
+
+		@Override
+		public @Nullable CompletableFuture<?> result() {
+			return null;
 		}
 
 	}

@@ -4,9 +4,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import org.jspecify.annotations.Nullable;
 
@@ -19,6 +23,7 @@ import io.redeq.JobState;
 import io.redeq.Recurring;
 import io.redeq.RedeqClient;
 import io.redeq.internal.Validate;
+import io.redeq.schedule.AsyncJobScheduler;
 import io.redeq.schedule.JobIds;
 
 /**
@@ -36,6 +41,10 @@ import io.redeq.schedule.JobIds;
  * when the job is scheduled earlier in the same transaction (which is then changed before
  * it is sent) or is waiting in Redis at the time of the call; {@code false} otherwise,
  * and nothing is deferred.</li>
+ * <li>{@code cancelAll} applies after commit, in one pipelined round: it returns how many
+ * of its ids are scheduled earlier in the same transaction or wait (DELAYED or READY) in
+ * Redis at the time of the call, looked up in one pipelined round; only those are
+ * deferred.</li>
  * <li>{@code find} reads Redis at once; it does not see jobs still waiting for the
  * commit.</li>
  * <li>with an outbox (the journal), what the transaction changed is written to it just
@@ -163,6 +172,71 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 			return true;
 		}
 		return false;
+	}
+
+	@Override
+	public long cancelAll(String topic, Collection<String> ids) {
+		DeferredOperations deferred = deferred();
+		if (deferred == null) {
+			return this.target.cancelAll(topic, ids);
+		}
+		Validate.topic(topic);
+		Objects.requireNonNull(ids, () -> "ids to cancel in topic '" + topic + "' must not be null");
+		if (ids.size() > AsyncJobScheduler.MAX_CANCEL_ALL) {
+			// The target refuses it at commit: refused here, the caller learns it first.
+			throw new IllegalArgumentException("cancelAll in topic '" + topic + "' takes at most "
+					+ AsyncJobScheduler.MAX_CANCEL_ALL + " ids per call, but got " + ids.size());
+		}
+		Set<String> distinct = new LinkedHashSet<>();
+		for (String id : ids) {
+			distinct.add(Validate.id(topic, id));
+		}
+		List<String> scheduledHere = new ArrayList<>();
+		List<String> others = new ArrayList<>();
+		for (String id : distinct) {
+			(deferred.dropScheduled(topic, id) ? scheduledHere : others).add(id);
+		}
+		List<String> cancelled = new ArrayList<>(scheduledHere);
+		cancelled.addAll(waitingAmong(topic, others));
+		if (!cancelled.isEmpty()) {
+			// Also cancels jobs that Redis already held under the ids scheduled here.
+			deferred.add(new DeferredOperations.CancelAll(topic, List.copyOf(cancelled)));
+		}
+		return cancelled.size();
+	}
+
+	/**
+	 * The ids whose jobs wait (DELAYED or READY) in Redis now: one look-up each, all sent
+	 * before the first answer is awaited.
+	 */
+	private List<String> waitingAmong(String topic, List<String> ids) {
+		AsyncRedeqClient async = this.target.async();
+		List<CompletableFuture<Optional<JobInfo>>> lookups = new ArrayList<>(ids.size());
+		for (String id : ids) {
+			lookups.add(async.find(topic, id));
+		}
+		List<String> waiting = new ArrayList<>();
+		for (int i = 0; i < ids.size(); i++) {
+			Optional<JobInfo> job = join(lookups.get(i));
+			if (job.map(JobInfo::state)
+				.filter((state) -> state == JobState.DELAYED || state == JobState.READY)
+				.isPresent()) {
+				waiting.add(ids.get(i));
+			}
+		}
+		return waiting;
+	}
+
+	private static <T> T join(CompletableFuture<T> future) {
+		try {
+			return future.join();
+		}
+		catch (CompletionException ex) {
+			if (ex.getCause() instanceof RuntimeException cause) {
+				throw cause;
+			}
+			throw ex;
+		}
 	}
 
 	@Override

@@ -835,6 +835,11 @@ abstract class JournalScenarios {
 			}
 
 			@Override
+			public long cancelAll(String topic, Collection<String> ids) {
+				return target.cancelAll(topic, ids);
+			}
+
+			@Override
 			public boolean reschedule(String topic, String id, Duration delay) {
 				return target.reschedule(topic, id, delay);
 			}

@@ -65,3 +65,15 @@ local function read_jobs(job_keys)
   end
   return recs, attempt_recs
 end
+
+-- Removes waiting jobs of one topic, DELAYED (in the due index) and READY (in the topic's ready
+-- index), and forgets them: the removals of a cancel, so the caller runs it last (see the order
+-- rule in prelude.lua), after counting them out. 1000 jobs at most, so each key is touched once.
+local function remove_waiting(topic, delayed, ready)
+  if #delayed > 0 then remove_all('ZREM', K_DUE, delayed) end
+  if #ready > 0 then remove_all('ZREM', ready_key(topic), ready) end
+  local all = {}
+  for _, job_key in ipairs(delayed) do all[#all + 1] = job_key end
+  for _, job_key in ipairs(ready) do all[#all + 1] = job_key end
+  forget_all(all)
+end

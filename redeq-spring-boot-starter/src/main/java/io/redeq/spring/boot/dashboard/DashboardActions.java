@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import io.redeq.JobState;
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
+import io.redeq.TopicStats;
 
 /**
  * Every action the dashboard offers, in one table: its name in the form, its button and
@@ -36,6 +37,12 @@ final class DashboardActions {
 				(topic, id) -> "Requeued " + admin.requeueAllDead(topic) + " dead jobs of " + topic));
 		add(new Action("purge", "Purge dead", false, "Delete every dead job of this topic for good?",
 				(topic, id) -> "Purged " + admin.purgeDead(topic) + " dead jobs of " + topic));
+		add(new Action("purge-delayed", "Cancel all delayed", false,
+				"Cancel every delayed job of this topic? They will not run.",
+				(topic, id) -> "Cancelled " + admin.purge(topic, JobState.DELAYED) + " delayed jobs of " + topic));
+		add(new Action("purge-ready", "Cancel all ready", false,
+				"Cancel every ready job of this topic? They will not run.",
+				(topic, id) -> "Cancelled " + admin.purge(topic, JobState.READY) + " ready jobs of " + topic));
 		add(new Action("promote", "Run now", true, null, (topic, id) -> admin.promote(topic, id)
 				? "Job " + id + " is due now" : "Job " + id + " was no longer delayed; nothing promoted"));
 		add(new Action("pause", "Pause", false,
@@ -70,13 +77,19 @@ final class DashboardActions {
 	}
 
 	/**
-	 * What can be done to a whole topic: pause or resume it, and with dead jobs
-	 * ({@code dead} of them) requeue or purge them.
+	 * What can be done to a whole topic: pause or resume it, cancel its delayed or its
+	 * ready jobs when it has some, and requeue or purge its dead jobs when it has some.
 	 */
-	List<Action> forTopic(long dead, boolean paused) {
+	List<Action> forTopic(TopicStats stats, boolean paused) {
 		List<Action> topicActions = new ArrayList<>();
 		topicActions.add(this.actions.get(paused ? "resume" : "pause"));
-		topicActions.addAll(forDeadLetters(dead));
+		if (stats.delayed() > 0) {
+			topicActions.add(this.actions.get("purge-delayed"));
+		}
+		if (stats.ready() > 0) {
+			topicActions.add(this.actions.get("purge-ready"));
+		}
+		topicActions.addAll(forDeadLetters(stats.dead()));
 		return topicActions;
 	}
 

@@ -54,7 +54,7 @@ final class TopicPage {
 		html.raw("<div class=\"toolbar\">");
 		search(html, context, topic);
 		html.raw("<span class=\"spacer\"></span>");
-		for (DashboardActions.Action action : this.actions.forTopic(stats.dead(), paused)) {
+		for (DashboardActions.Action action : this.actions.forTopic(stats, paused)) {
 			Layout.actionForm(html, context, action, topic, null);
 		}
 		html.raw("</div>");

@@ -233,6 +233,26 @@ class DashboardIntegrationTests {
 	}
 
 	@Test
+	void cancelsEveryDelayedJobOfATopic() throws Exception {
+		start(App.class, "--redeq.dashboard.enabled=true");
+		Redeq redeq = this.app.getBean(Redeq.class);
+		for (int i = 0; i < 3; i++) {
+			redeq.client()
+				.schedule(Job.builder("payment").id("later-" + i).payload("x").delay(Duration.ofHours(1)).build());
+		}
+		String page = body(get("/redeq/topics/payment?state=DELAYED"));
+		String token = match(OWN_TOKEN, page);
+		assertThat(page).contains("data-action=\"purge-delayed\"").doesNotContain("data-action=\"purge-ready\"");
+
+		HttpResponse<String> done = post(form("purge-delayed", null, "redeq-csrf", token));
+
+		assertThat(done.statusCode()).isEqualTo(303);
+		assertThat(done.headers().firstValue("Location")).get().asString().startsWith("/redeq?msg=Cancelled+3");
+		assertThat(redeq.admin().stats("payment").delayed()).isZero();
+		assertThat(body(get("/redeq/topics/payment?state=DELAYED"))).doesNotContain("data-action=\"purge-delayed\"");
+	}
+
+	@Test
 	void instancePageListsEveryLiveInstanceAndMarksTheOneServingIt() throws Exception {
 		start(App.class, "--redeq.dashboard.enabled=true", "--redeq.migrator.lock-ttl=1s");
 		Redeq served = this.app.getBean(Redeq.class);

@@ -17,6 +17,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 import io.redeq.DeadJob;
+import io.redeq.JobState;
 import io.redeq.Redeq;
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqOptions;
@@ -35,6 +36,8 @@ import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
  * jobs;</li>
  * <li>{@code POST /actuator/redeq/{topic}} with {@code {"action":"requeue"}} requeues
  * every dead job of the topic, with {@code {"action":"purge"}} deletes them, with
+ * {@code {"action":"purge-delayed"}} or {@code {"action":"purge-ready"}} cancels every
+ * DELAYED or READY job of the topic ({@link RedeqAdmin#purge}), with
  * {@code {"action":"pause"}} or {@code {"action":"resume"}} pauses or resumes the topic
  * on every instance;</li>
  * <li>{@code POST /actuator/redeq/{topic}/{id}} with {@code {"action":"requeue"}}
@@ -53,6 +56,9 @@ import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
 public class RedeqEndpoint {
 
 	static final int DEFAULT_LIMIT = 20;
+
+	private static final String TOPIC_ACTIONS = "\"requeue\", \"purge\", \"purge-delayed\", \"purge-ready\", "
+			+ "\"pause\" or \"resume\"";
 
 	private final Redeq redeq;
 
@@ -170,6 +176,10 @@ public class RedeqEndpoint {
 					invalidAsBadRequest(() -> this.admin.requeueAllDead(topic)));
 			case "purge" ->
 				new DeadJobsActionResult(topic, null, action, invalidAsBadRequest(() -> this.admin.purgeDead(topic)));
+			case "purge-delayed" -> new DeadJobsActionResult(topic, null, action,
+					invalidAsBadRequest(() -> this.admin.purge(topic, JobState.DELAYED)));
+			case "purge-ready" -> new DeadJobsActionResult(topic, null, action,
+					invalidAsBadRequest(() -> this.admin.purge(topic, JobState.READY)));
 			case "pause" -> new DeadJobsActionResult(topic, null, action, invalidAsBadRequest(() -> {
 				this.admin.pause(topic);
 				return 1L;
@@ -179,9 +189,8 @@ public class RedeqEndpoint {
 				return 1L;
 			}));
 			default -> throw new InvalidEndpointRequestException(
-					"Unknown action '" + action + "' for topic '" + topic
-							+ "'; use \"requeue\", \"purge\", \"pause\" or \"resume\"",
-					"Unknown action '" + action + "'; use \"requeue\", \"purge\", \"pause\" or \"resume\"");
+					"Unknown action '" + action + "' for topic '" + topic + "'; use " + TOPIC_ACTIONS,
+					"Unknown action '" + action + "'; use " + TOPIC_ACTIONS);
 		};
 	}
 

@@ -129,6 +129,25 @@ class RedeqEndpointIntegrationTests {
 	}
 
 	@Test
+	void cancelsEveryDelayedOrReadyJobOfATopic() throws Exception {
+		for (int i = 0; i < 3; i++) {
+			this.client.schedule(Job.builder("sweep").id("d-" + i).payload(i).delay(Duration.ofHours(1)).build());
+		}
+		this.client.schedule(Job.builder("sweep").id("r-1").payload(1).build());
+		this.client.schedule(Job.builder("sweep").id("r-2").payload(2).build());
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.admin.stats("sweep").ready() == 2);
+
+		assertThat(post("/actuator/redeq/sweep", "{\"action\":\"purge-delayed\"}", 200).get("affected").asLong())
+			.isEqualTo(3);
+		assertThat(this.admin.stats("sweep").delayed()).isZero();
+		assertThat(this.admin.stats("sweep").ready()).isEqualTo(2);
+		assertThat(post("/actuator/redeq/sweep", "{\"action\":\"purge-ready\"}", 200).get("affected").asLong())
+			.isEqualTo(2);
+		assertThat(this.admin.stats("sweep").pending()).isZero();
+		post("/actuator/redeq/sweep", "{\"action\":\"purge-running\"}", 400);
+	}
+
+	@Test
 	void pausesResumesAndPromotesThroughTheEndpointAndHealthTellsAPauseFromAStuckConsumer() throws Exception {
 		assertThat(post("/actuator/redeq/report", "{\"action\":\"pause\"}", 200).get("affected").asLong()).isOne();
 		assertThat(this.admin.isPaused("report")).isTrue();
