@@ -294,11 +294,11 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 					this.wakeUps.earlierJob(bucket, Long.parseLong(outcome.value()));
 				}
 				this.events.scheduled(prepared.topic);
-				report(prepared, Long.parseLong(outcome.value()), false);
+				report(prepared, outcome.value(), false);
 				return prepared.id;
 			}
 			case "kept" -> {
-				report(prepared, -1, true);
+				report(prepared, null, true);
 				return prepared.id;
 			}
 			case "rejected" -> throw new DuplicateJobException(prepared.topic, prepared.id, "Job " + prepared.describe()
@@ -317,9 +317,11 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 
 	/**
 	 * Tells the accepted-job listener, if any, what Redis now holds (or kept). Never
-	 * fails the schedule: the job is in Redis whatever the listener does.
+	 * fails the schedule: the job is in Redis whatever the listener does. The due time
+	 * comes as Redis answered it, and is read only when a listener hears of it, so a
+	 * schedule without the journal does no work for it.
 	 */
-	private void report(Prepared prepared, long dueAt, boolean kept) {
+	private void report(Prepared prepared, @Nullable String dueAt, boolean kept) {
 		Consumer<AcceptedJob> listener = this.acceptedListener;
 		if (listener == null || !prepared.reported) {
 			return;
@@ -327,9 +329,9 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 		ScheduleRequest request = prepared.request;
 		JobSettings settings = request.settings();
 		try {
-			listener.accept(new AcceptedJob(prepared.topic, prepared.id, request.payload(), dueAt,
-					request.onDuplicate(), settings.timeoutMillis(), settings.maxAttempts(), settings.priority(),
-					request.traceContext(), kept));
+			listener.accept(new AcceptedJob(prepared.topic, prepared.id, request.payload(),
+					(dueAt != null) ? Long.parseLong(dueAt) : -1, request.onDuplicate(), settings.timeoutMillis(),
+					settings.maxAttempts(), settings.priority(), request.traceContext(), kept));
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Listener of accepted job {} failed: {}", prepared.describe(), ex.toString());
