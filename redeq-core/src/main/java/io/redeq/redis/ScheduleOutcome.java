@@ -14,8 +14,20 @@ import java.util.Optional;
  * the existing state code for rejected
  * @param earliest whether the job is due before any due time its bucket's migrators were
  * told of (the migrator should wake)
+ * @param redisTime the Redis time (ms) the schedule call ran at, the created time of a
+ * job it stored; 0 for a moved job
  */
-public record ScheduleOutcome(String status, String value, boolean earliest) {
+public record ScheduleOutcome(String status, String value, boolean earliest, long redisTime) {
+
+	/**
+	 * An outcome without the call's Redis time.
+	 * @param status the status
+	 * @param value the value
+	 * @param earliest whether the migrators should wake
+	 */
+	public ScheduleOutcome(String status, String value, boolean earliest) {
+		this(status, value, earliest, 0);
+	}
 
 	/**
 	 * Parses schedule.lua's reply into one outcome per job in request order: the due ms
@@ -46,7 +58,7 @@ public record ScheduleOutcome(String status, String value, boolean earliest) {
 			boolean isEarliest = !marked && !"-1".equals(earliest) && earliest.equals(value)
 					&& ("new".equals(status) || "replaced".equals(status));
 			marked |= isEarliest;
-			outcomes.add(new ScheduleOutcome(status, value, isEarliest));
+			outcomes.add(new ScheduleOutcome(status, value, isEarliest, now));
 		}
 		return outcomes;
 	}

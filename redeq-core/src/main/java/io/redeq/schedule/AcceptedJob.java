@@ -22,11 +22,13 @@ import io.redeq.Duplicate;
  * @param traceContext the trace context stored beside the payload, or {@code null}
  * @param version the version the job was sent as (see {@link JournalHooks#versions}), or
  * {@code null} when none was asked for
+ * @param acceptedAt the Redis time (ms) at which Redis stored (or kept) the job: the
+ * order of two schedules of one id, which reach the journal through different instances
  * @param kept whether Redis already held a job under this id and kept it
  * ({@link Duplicate#KEEP}): then nothing of this call was stored
  */
 public record AcceptedJob(String topic, String id, String payload, long dueAt, Duplicate onDuplicate,
 		long timeoutMillis, int maxAttempts, int priority, @Nullable String traceContext, @Nullable String version,
-		boolean kept) {
+		long acceptedAt, boolean kept) {
 
 }

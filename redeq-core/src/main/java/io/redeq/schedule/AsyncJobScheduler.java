@@ -302,11 +302,11 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 					this.wakeUps.earlierJob(bucket, Long.parseLong(outcome.value()));
 				}
 				this.events.scheduled(prepared.topic);
-				report(prepared, outcome.value(), false);
+				report(prepared, outcome.value(), outcome.redisTime(), false);
 				return prepared.id;
 			}
 			case "kept" -> {
-				report(prepared, null, true);
+				report(prepared, null, outcome.redisTime(), true);
 				return prepared.id;
 			}
 			case "rejected" -> throw new DuplicateJobException(prepared.topic, prepared.id, "Job " + prepared.describe()
@@ -329,7 +329,7 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 	 * comes as Redis answered it, and is read only when a listener hears of it, so a
 	 * schedule without the journal does no work for it.
 	 */
-	private void report(Prepared prepared, @Nullable String dueAt, boolean kept) {
+	private void report(Prepared prepared, @Nullable String dueAt, long redisTime, boolean kept) {
 		Consumer<AcceptedJob> listener = this.acceptedListener;
 		if (listener == null || !prepared.reported) {
 			return;
@@ -339,7 +339,8 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 		try {
 			listener.accept(new AcceptedJob(prepared.topic, prepared.id, request.payload(),
 					(dueAt != null) ? Long.parseLong(dueAt) : -1, request.onDuplicate(), settings.timeoutMillis(),
-					settings.maxAttempts(), settings.priority(), request.traceContext(), settings.version(), kept));
+					settings.maxAttempts(), settings.priority(), request.traceContext(), settings.version(), redisTime,
+					kept));
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Listener of accepted job {} failed: {}", prepared.describe(), ex.toString());

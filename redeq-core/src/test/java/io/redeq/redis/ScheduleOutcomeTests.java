@@ -20,16 +20,19 @@ class ScheduleOutcomeTests {
 				"running", 0L, 6L, "full", 100L);
 		assertThat(ScheduleOutcome.fromScheduleReply(reply,
 				requests(at(5_000), at(6_000), at(7_000), in(1), in(2), in(3))))
-			.containsExactly(new ScheduleOutcome("new", "5000", false), new ScheduleOutcome("replaced", "6000", false),
-					new ScheduleOutcome("kept", "0", false), new ScheduleOutcome("rejected", "R", false),
-					new ScheduleOutcome("running", "0", false), new ScheduleOutcome("full", "100", false));
+			.containsExactly(new ScheduleOutcome("new", "5000", false, 1_000L),
+					new ScheduleOutcome("replaced", "6000", false, 1_000L),
+					new ScheduleOutcome("kept", "0", false, 1_000L),
+					new ScheduleOutcome("rejected", "R", false, 1_000L),
+					new ScheduleOutcome("running", "0", false, 1_000L),
+					new ScheduleOutcome("full", "100", false, 1_000L));
 	}
 
 	@Test
 	void aJobWithoutATripleIsNewAndDueAtItsInstantOrAtTheCallsTimePlusItsDelay() {
 		List<Object> reply = List.of(-1L, 1_000L);
-		assertThat(ScheduleOutcome.fromScheduleReply(reply, requests(at(5_000), in(250))))
-			.containsExactly(new ScheduleOutcome("new", "5000", false), new ScheduleOutcome("new", "1250", false));
+		assertThat(ScheduleOutcome.fromScheduleReply(reply, requests(at(5_000), in(250)))).containsExactly(
+				new ScheduleOutcome("new", "5000", false, 1_000L), new ScheduleOutcome("new", "1250", false, 1_000L));
 	}
 
 	@Test

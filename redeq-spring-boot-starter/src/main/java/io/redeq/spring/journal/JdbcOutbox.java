@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 
@@ -60,6 +61,8 @@ final class JdbcOutbox implements TransactionalOutbox {
 
 	private final Function<Job, String> payloads;
 
+	private final JobVersions versions;
+
 	private final Clock clock;
 
 	private volatile boolean warnedOwnConnection;
@@ -71,11 +74,13 @@ final class JdbcOutbox implements TransactionalOutbox {
 	 * @param table the journal table
 	 * @param payloads writes a job's payload as the JSON Redis would hold (the engine's
 	 * codec)
+	 * @param versions where each job's version waits for its send after commit
 	 * @param clock the clock of journal times
 	 */
 	JdbcOutbox(DataSource dataSource, JournalDialect dialect, String table, Function<Job, String> payloads,
-			Clock clock) {
+			JobVersions versions, Clock clock) {
 		this.dataSource = dataSource;
+		this.versions = versions;
 		this.upsertSql = dialect.upsert(table);
 		this.discardSql = "UPDATE " + table + " SET state = '" + JournalState.CANCELLED + "', updated_at = ?, "
 				+ "finished_at = ? WHERE topic = ? AND id = ? AND state = '" + JournalState.OUTBOX + "'";
@@ -90,19 +95,45 @@ final class JdbcOutbox implements TransactionalOutbox {
 		this.clock = clock;
 	}
 
+	/**
+	 * Writes each job's row with a new version, which the send after commit uses (the
+	 * same {@link Job} instances are sent): the row and the job Redis stores name the
+	 * same version. The versions are forgotten when the transaction completes, sent or
+	 * not.
+	 */
 	@Override
 	public void write(List<Job> jobs) {
 		long now = this.clock.millis();
+		List<Job> versioned = new ArrayList<>(jobs.size());
 		inTransaction("write " + jobs.size() + " job(s) to its outbox", (connection) -> {
 			try (PreparedStatement upsert = connection.prepareStatement(this.upsertSql)) {
 				for (Job job : jobs) {
 					String payload = (job.payload() != null) ? this.payloads.apply(job) : null;
-					JournalRow.of(job, payload, dueAt(job, now), null).bindUpsert(upsert, JournalState.OUTBOX, now);
+					String version = JobVersions.next();
+					JournalRow.of(job, payload, dueAt(job, now), null, version)
+						.bindUpsert(upsert, JournalState.OUTBOX, now);
 					upsert.addBatch();
+					this.versions.assign(job, version);
+					versioned.add(job);
 				}
 				upsert.executeBatch();
 			}
 		}, jobs);
+		forgetAtCompletion(versioned);
+	}
+
+	private void forgetAtCompletion(List<Job> jobs) {
+		if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+			// No send after commit to wait for: nothing keeps the instances.
+			this.versions.forget(jobs);
+			return;
+		}
+		TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+			@Override
+			public void afterCompletion(int status) {
+				JdbcOutbox.this.versions.forget(jobs);
+			}
+		});
 	}
 
 	@Override

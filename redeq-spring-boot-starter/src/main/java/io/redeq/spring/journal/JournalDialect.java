@@ -26,16 +26,17 @@ public enum JournalDialect {
 	static final int SCHEMA_VERSION = 2;
 
 	private static final String COLUMNS = "topic, id, state, payload, due_at, attempts, last_error, created_at, "
-			+ "updated_at, finished_at, timeout_ms, max_attempts, priority, on_duplicate, trace_context";
+			+ "updated_at, finished_at, timeout_ms, max_attempts, priority, on_duplicate, trace_context, job_version, "
+			+ "accepted_at";
 
-	private static final String VALUES = "VALUES (?, ?, ?, ?, ?, 0, NULL, ?, ?, NULL, ?, ?, ?, ?, ?)";
+	private static final String VALUES = "VALUES (?, ?, ?, ?, ?, 0, NULL, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)";
 
 	/**
 	 * The columns an insert over an earlier row of the same key sets from the insert (the
 	 * rest start over: attempts, last error, finished time, recovery mark).
 	 */
 	private static final String[] REPLACED = { "state", "payload", "due_at", "updated_at", "timeout_ms", "max_attempts",
-			"priority", "on_duplicate", "trace_context" };
+			"priority", "on_duplicate", "trace_context", "job_version", "accepted_at" };
 
 	private final String scripts;
 
@@ -77,13 +78,17 @@ public enum JournalDialect {
 	 * the same job (it finished before its "scheduled" event was written). And an outbox
 	 * row of a job scheduled with {@code KEEP} or {@code REJECT} leaves a pending row
 	 * (one not finished) as it is: Redis keeps (or refuses to replace) the job that row
-	 * describes, so its payload and settings stay the journal's. Parameters: topic, id,
-	 * state, payload, due_at, created_at, updated_at, timeout_ms, max_attempts, priority,
-	 * on_duplicate, trace_context.
+	 * describes, so its payload and settings stay the journal's. Of two versions Redis
+	 * stored, the one it stored last wins, whichever instance's writer comes last: a
+	 * "scheduled" event does not replace a row whose version Redis accepted later
+	 * ({@code accepted_at}, Redis's clock). Parameters: topic, id, state, payload,
+	 * due_at, created_at, updated_at, timeout_ms, max_attempts, priority, on_duplicate,
+	 * trace_context, job_version, accepted_at.
 	 */
 	String upsert(String table) {
 		String replaces = "((%1$sfinished_at IS NULL AND (%2$sstate <> '" + JournalState.OUTBOX
-				+ "' OR %2$son_duplicate = '" + io.redeq.Duplicate.REPLACE + "')) OR %1$sfinished_at < %2$supdated_at)";
+				+ "' OR %2$son_duplicate = '" + io.redeq.Duplicate.REPLACE + "')) OR %1$sfinished_at < %2$supdated_at)"
+				+ " AND (%1$saccepted_at IS NULL OR %2$saccepted_at IS NULL OR %2$saccepted_at >= %1$saccepted_at)";
 		return switch (this) {
 			case POSTGRESQL -> {
 				StringBuilder sql = new StringBuilder("INSERT INTO " + table + " AS j (" + COLUMNS + ") " + VALUES
@@ -122,8 +127,9 @@ public enum JournalDialect {
 						+ " j USING (VALUES (CAST(? AS VARCHAR(200)), CAST(? AS VARCHAR(200)), "
 						+ "CAST(? AS VARCHAR(16)), CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS BIGINT), "
 						+ "CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS INTEGER), CAST(? AS INTEGER), "
-						+ "CAST(? AS VARCHAR(8)), CAST(? AS VARCHAR(512)))) s (topic, id, state, payload, due_at, "
-						+ "created_at, updated_at, timeout_ms, max_attempts, priority, on_duplicate, trace_context) "
+						+ "CAST(? AS VARCHAR(8)), CAST(? AS VARCHAR(512)), CAST(? AS VARCHAR(32)), CAST(? AS BIGINT))) s (topic, "
+						+ "id, state, payload, due_at, created_at, updated_at, timeout_ms, max_attempts, priority, "
+						+ "on_duplicate, trace_context, job_version, accepted_at) "
 						+ "ON j.topic = s.topic AND j.id = s.id WHEN MATCHED AND " + String.format(replaces, "j.", "s.")
 						+ " THEN UPDATE SET ");
 				for (String column : REPLACED) {
@@ -134,7 +140,7 @@ public enum JournalDialect {
 					.append(COLUMNS)
 					.append(") VALUES (s.topic, s.id, s.state, s.payload, s.due_at, 0, NULL, s.created_at, ")
 					.append("s.updated_at, NULL, s.timeout_ms, s.max_attempts, s.priority, s.on_duplicate, ")
-					.append("s.trace_context)");
+					.append("s.trace_context, s.job_version, s.accepted_at)");
 				yield sql.toString();
 			}
 		};
@@ -145,8 +151,9 @@ public enum JournalDialect {
 	 * VALUES().
 	 */
 	private static String mysqlCondition() {
-		return "((finished_at IS NULL AND (VALUES(state) <> '" + JournalState.OUTBOX + "' OR VALUES(on_duplicate) = '"
-				+ io.redeq.Duplicate.REPLACE + "')) OR finished_at < VALUES(updated_at))";
+		return "(((finished_at IS NULL AND (VALUES(state) <> '" + JournalState.OUTBOX + "' OR VALUES(on_duplicate) = '"
+				+ io.redeq.Duplicate.REPLACE + "')) OR finished_at < VALUES(updated_at)) AND (accepted_at IS NULL OR "
+				+ "VALUES(accepted_at) IS NULL OR VALUES(accepted_at) >= accepted_at))";
 	}
 
 	/**

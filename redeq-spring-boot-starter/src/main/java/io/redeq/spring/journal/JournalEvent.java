@@ -38,7 +38,7 @@ sealed interface JournalEvent permits JournalEvent.Scheduled, JournalEvent.Chang
 		Scheduled(Job job, long dueAt, long at) {
 			this(JournalRow.of(job,
 					(job.payload() != null) ? JsonMapper.builder().build().writeValueAsString(job.payload()) : null,
-					dueAt, null), at);
+					dueAt, null, null), at);
 		}
 
 		@Override
@@ -63,9 +63,19 @@ sealed interface JournalEvent permits JournalEvent.Scheduled, JournalEvent.Chang
 	 * @param dueAt the new due time (epoch milliseconds), or null to keep it
 	 * @param error the error of a failed attempt, or null to keep the recorded one
 	 * @param at when it happened, epoch milliseconds
+	 * @param version the version of the job a delivery ran (see {@link JobVersions}): the
+	 * step is written only to a row of that version; null for a step that is not about
+	 * one version (a cancel, a reschedule) or of a job sent without one
 	 */
 	record Changed(String topic, String id, JournalState state, @Nullable Integer attempts, @Nullable Long dueAt,
-			@Nullable String error, long at) implements JournalEvent {
+			@Nullable String error, long at, @Nullable String version) implements JournalEvent {
+
+		/** A step that is not about one version of the job. */
+		Changed(String topic, String id, JournalState state, @Nullable Integer attempts, @Nullable Long dueAt,
+				@Nullable String error, long at) {
+			this(topic, id, state, attempts, dueAt, error, at, null);
+		}
+
 	}
 
 }

@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
 
+import org.jspecify.annotations.Nullable;
+
 import io.redeq.JobInfo;
 import io.redeq.JobState;
 import io.redeq.RedeqClient;
@@ -70,8 +72,8 @@ final class JournalReconciler {
 		this.writer = writer;
 		this.clock = clock;
 		this.staleAfter = staleAfter;
-		this.selectSql = "SELECT topic, id, attempts FROM " + table + " WHERE state = '" + JournalState.RUNNING
-				+ "' AND updated_at < ? ORDER BY updated_at LIMIT " + batchSize;
+		this.selectSql = "SELECT topic, id, attempts, job_version FROM " + table + " WHERE state = '"
+				+ JournalState.RUNNING + "' AND updated_at < ? ORDER BY updated_at LIMIT " + batchSize;
 	}
 
 	/**
@@ -108,8 +110,11 @@ final class JournalReconciler {
 			}
 			this.inFlight.remove(key);
 			if (info.isPresent() && info.get().state() == JobState.DEAD && info.get().attempts() >= row.attempts()) {
+				// For the version of the row it looked at: were the row replaced
+				// meanwhile
+				// by an outbox row of a new version, this must not finish that one.
 				this.writer.offer(new JournalEvent.Changed(row.topic(), row.id(), JournalState.DEAD,
-						info.get().attempts(), null, REASON, now));
+						info.get().attempts(), null, REASON, now, row.version()));
 				found++;
 			}
 		}
@@ -124,14 +129,15 @@ final class JournalReconciler {
 			select.setLong(1, before);
 			try (ResultSet result = select.executeQuery()) {
 				while (result.next()) {
-					rows.add(new Running(result.getString(1), result.getString(2), result.getInt(3)));
+					rows.add(new Running(result.getString(1), result.getString(2), result.getInt(3),
+							result.getString(4)));
 				}
 			}
 		}
 		return rows;
 	}
 
-	private record Running(String topic, String id, int attempts) {
+	private record Running(String topic, String id, int attempts, @Nullable String version) {
 	}
 
 }

@@ -23,6 +23,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.ObjectMapper;
 
+import io.redeq.Job;
 import io.redeq.JobInfo;
 import io.redeq.Recurring;
 import io.redeq.RedeqClient;
@@ -90,6 +91,8 @@ final class JournalRecovery {
 
 	private final JobRestorer restorer;
 
+	private final JobVersions versions;
+
 	private final RedisMarker marker;
 
 	private final ObjectMapper mapper;
@@ -110,8 +113,9 @@ final class JournalRecovery {
 	private volatile @Nullable String lossReason;
 
 	JournalRecovery(DataSource dataSource, String table, RedeqClient client, JobRestorer restorer, RedisMarker marker,
-			ObjectMapper mapper, List<Recurring> recurring) {
+			ObjectMapper mapper, JobVersions versions, List<Recurring> recurring) {
 		this.dataSource = dataSource;
+		this.versions = versions;
 		this.table = table;
 		this.client = client;
 		this.restorer = restorer;
@@ -351,7 +355,11 @@ final class JournalRecovery {
 		for (int i = 0; i < claimed.size(); i++) {
 			if (join(finds.get(i)).isEmpty()) {
 				JournalRow row = claimed.get(i).row();
-				this.restorer.restore(row.toJob(this.mapper), Math.max(0, row.attempts()), row.traceContext());
+				// As the version of its row: the outcomes of the restored job finish that
+				// row.
+				Job job = row.toJob(this.mapper);
+				this.versions.sending(job, row.version(),
+						() -> this.restorer.restore(job, Math.max(0, row.attempts()), row.traceContext()));
 				sent++;
 			}
 		}

@@ -29,14 +29,18 @@ import io.redeq.schedule.AcceptedJob;
  * @param onDuplicate the duplicate policy it was scheduled with (null in rows written
  * before the journal recorded it: {@link Duplicate#REPLACE}, the default)
  * @param traceContext the trace context stored with the job in Redis, or null
+ * @param version the version of the job the row describes, sent to Redis with it (see
+ * {@link JobVersions}), or null in a row written before versions were kept
+ * @param acceptedAt the Redis time (ms) Redis stored that version at, or null for a row
+ * not known to be in Redis (an outbox row, a row read back)
  */
 record JournalRow(String topic, String id, @Nullable String payload, long dueAt, int attempts,
 		@Nullable Long timeoutMillis, @Nullable Integer maxAttempts, int priority, @Nullable Duplicate onDuplicate,
-		@Nullable String traceContext) {
+		@Nullable String traceContext, @Nullable String version, @Nullable Long acceptedAt) {
 
 	/** The columns {@link #read} expects, in its order. */
 	static final String COLUMNS = "topic, id, payload, due_at, attempts, timeout_ms, max_attempts, priority, "
-			+ "on_duplicate, trace_context";
+			+ "on_duplicate, trace_context, job_version";
 
 	/** The longest trace context a row holds (its column's size). */
 	static final int MAX_TRACE_CONTEXT = 512;
@@ -48,7 +52,8 @@ record JournalRow(String topic, String id, @Nullable String payload, long dueAt,
 		Integer maxAttempts = (rows.wasNull() || attempts <= 0) ? null : attempts;
 		String policy = rows.getString(9);
 		return new JournalRow(rows.getString(1), rows.getString(2), rows.getString(3), rows.getLong(4), rows.getInt(5),
-				timeoutMillis, maxAttempts, rows.getInt(8), duplicate(policy), rows.getString(10));
+				timeoutMillis, maxAttempts, rows.getInt(8), duplicate(policy), rows.getString(10), rows.getString(11),
+				null);
 	}
 
 	/**
@@ -57,12 +62,14 @@ record JournalRow(String topic, String id, @Nullable String payload, long dueAt,
 	 * @param payload its payload as the engine's codec writes it
 	 * @param dueAt when it is due, epoch milliseconds
 	 * @param traceContext the trace context to send it with, or null
+	 * @param version the version the job is sent as
 	 * @return the row
 	 */
-	static JournalRow of(Job job, @Nullable String payload, long dueAt, @Nullable String traceContext) {
+	static JournalRow of(Job job, @Nullable String payload, long dueAt, @Nullable String traceContext,
+			@Nullable String version) {
 		return new JournalRow(job.topic(), String.valueOf(job.id()), payload, dueAt, 0,
 				(job.timeout() != null) ? job.timeout().toMillis() : null, job.maxAttempts(), job.priority(),
-				job.onDuplicate(), traceContext);
+				job.onDuplicate(), traceContext, version, null);
 	}
 
 	/**
@@ -74,7 +81,7 @@ record JournalRow(String topic, String id, @Nullable String payload, long dueAt,
 		return new JournalRow(job.topic(), job.id(), job.payload(), job.dueAt(), 0,
 				(job.timeoutMillis() > 0) ? job.timeoutMillis() : null,
 				(job.maxAttempts() > 0) ? job.maxAttempts() : null, job.priority(), job.onDuplicate(),
-				job.traceContext());
+				job.traceContext(), job.version(), job.acceptedAt());
 	}
 
 	/**
@@ -118,6 +125,18 @@ record JournalRow(String topic, String id, @Nullable String payload, long dueAt,
 		}
 		else {
 			upsert.setString(12, this.traceContext);
+		}
+		if (this.version == null) {
+			upsert.setNull(13, Types.VARCHAR);
+		}
+		else {
+			upsert.setString(13, this.version);
+		}
+		if (this.acceptedAt == null) {
+			upsert.setNull(14, Types.BIGINT);
+		}
+		else {
+			upsert.setLong(14, this.acceptedAt);
 		}
 	}
 

@@ -29,7 +29,7 @@ public final class JournalSchema {
 	/** The columns the journal reads and writes, in the order of the table. */
 	static final List<String> COLUMNS = List.of("topic", "id", "state", "payload", "due_at", "attempts", "last_error",
 			"created_at", "updated_at", "finished_at", "timeout_ms", "max_attempts", "priority", "on_duplicate",
-			"trace_context", "recovered_in");
+			"trace_context", "recovered_in", "job_version", "accepted_at");
 
 	private JournalSchema() {
 	}

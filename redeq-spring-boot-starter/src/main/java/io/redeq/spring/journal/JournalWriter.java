@@ -79,6 +79,16 @@ public final class JournalWriter {
 	private static final String RANK = "(CASE state WHEN '" + JournalState.RUNNING + "' THEN 1 WHEN '"
 			+ JournalState.RETRYING + "' THEN 2 ELSE 0 END)";
 
+	/**
+	 * A step of a delivery is written only to a row of the version that ran (see
+	 * {@link JobVersions}): not to an outbox row of a newer version a transaction
+	 * committed and the relay has yet to send, nor, once that row was sent, by a step
+	 * that waited for it. A row or a step without a version (written before versions were
+	 * kept, or of a job sent without one) matches any. The parameter is the step's
+	 * version, or null.
+	 */
+	private static final String SAME_VERSION = " AND (job_version IS NULL OR job_version = COALESCE(?, job_version))";
+
 	private final DataSource dataSource;
 
 	private final String upsertSql;
@@ -193,14 +203,14 @@ public final class JournalWriter {
 		String pendingSet = "UPDATE " + table + " SET state = ?, attempts = COALESCE(?, attempts), "
 				+ "due_at = COALESCE(?, due_at), last_error = COALESCE(?, last_error), updated_at = ?, "
 				+ "finished_at = ? WHERE topic = ? AND id = ? AND finished_at IS NULL";
-		this.outcomeSql = pendingSet + " AND (attempts < ? OR (attempts = ? AND " + RANK + " < ?))";
+		this.outcomeSql = pendingSet + " AND (attempts < ? OR (attempts = ? AND " + RANK + " < ?))" + SAME_VERSION;
 		this.runningSql = "UPDATE " + table + " SET state = '" + JournalState.RUNNING + "', attempts = ?, "
 				+ "updated_at = ? WHERE topic = ? AND id = ? AND finished_at IS NULL AND (attempts < ? OR "
-				+ "(attempts = ? AND " + RANK + " < 1))";
+				+ "(attempts = ? AND " + RANK + " < 1))" + SAME_VERSION;
 		this.cancelSql = pendingSet;
 		this.lateCancelSql = pendingSet + " AND updated_at <= ?";
 		this.rescheduleSql = pendingSet + " AND state <> '" + JournalState.RUNNING + "'";
-		this.findSql = "SELECT finished_at FROM " + table + " WHERE topic = ? AND id = ?";
+		this.findSql = "SELECT finished_at, job_version FROM " + table + " WHERE topic = ? AND id = ?";
 		this.batchSize = batchSize;
 		this.queue = new ArrayBlockingQueue<>(capacity);
 		this.waiting = new RowWaits(rowWait, Math.min(capacity, MAX_WAITING));
@@ -751,6 +761,7 @@ public final class JournalWriter {
 			update.setInt(10, attempt);
 			// Within one attempt: its start (1) < its failure (2) < its end (3).
 			update.setInt(11, (event.state() == JournalState.RETRYING) ? 2 : 3);
+			setNullable(update, 12, event.version(), Types.VARCHAR);
 		}
 
 		private void setRunning(PreparedStatement running, JournalEvent.Changed event) throws SQLException {
@@ -762,6 +773,7 @@ public final class JournalWriter {
 			running.setString(4, event.id());
 			running.setInt(5, attempt);
 			running.setInt(6, attempt);
+			setNullable(running, 7, event.version(), Types.VARCHAR);
 		}
 
 		/**
@@ -796,7 +808,15 @@ public final class JournalWriter {
 
 		enum Found {
 
-			NONE, PENDING, FINISHED
+			/** No row: its insert is still on its way. */
+			NONE,
+			/** A pending row that a later step already changed: the update was stale. */
+			PENDING,
+			/**
+			 * A finished row, or a row of another version of the job: an insert of the
+			 * update's version may still replace it.
+			 */
+			FINISHED
 
 		}
 
@@ -806,7 +826,7 @@ public final class JournalWriter {
 			this.find = find;
 		}
 
-		Found find(String topic, String id) throws SQLException {
+		Found find(String topic, String id, @Nullable String version) throws SQLException {
 			this.find.setString(1, topic);
 			this.find.setString(2, id);
 			try (ResultSet rows = this.find.executeQuery()) {
@@ -814,7 +834,10 @@ public final class JournalWriter {
 					return Found.NONE;
 				}
 				rows.getLong(1);
-				return rows.wasNull() ? Found.PENDING : Found.FINISHED;
+				boolean finished = !rows.wasNull();
+				String rowVersion = rows.getString(2);
+				boolean otherVersion = version != null && rowVersion != null && !version.equals(rowVersion);
+				return (finished || otherVersion) ? Found.FINISHED : Found.PENDING;
 			}
 		}
 
@@ -850,9 +873,9 @@ public final class JournalWriter {
 		 * Runs the batch. An update that changed nothing is looked at: with no row yet
 		 * (the job's insert is still queued behind it: the job ran before its "scheduled"
 		 * event was queued, or another instance's writer lags) or, unless it is a start,
-		 * over a finished row (a new job under the same id may replace it) it waits for
-		 * later writes; over a pending row it was stale (a later step is there already)
-		 * and is dropped.
+		 * over a finished row or a row of another version of the job (an insert of the
+		 * update's version may replace it) it waits for later writes; over a pending row
+		 * of its version it was stale (a later step is there already) and is dropped.
 		 */
 		void execute() throws SQLException {
 			if (this.events.isEmpty()) {
@@ -865,7 +888,7 @@ public final class JournalWriter {
 				}
 				Miss miss = this.events.get(i);
 				JournalEvent.Changed event = miss.event();
-				RowFinder.Found found = this.rows.find(event.topic(), event.id());
+				RowFinder.Found found = this.rows.find(event.topic(), event.id(), event.version());
 				if (found == RowFinder.Found.NONE || (found == RowFinder.Found.FINISHED && this.waitOnFinished)) {
 					this.missed.add(new Miss(event, miss.previous(), found == RowFinder.Found.NONE));
 				}

@@ -52,6 +52,9 @@ final class OutboxRelay {
 
 	private final RedeqClient client;
 
+	/** Each row's job is sent as the version of its row. */
+	private final JobVersions versions;
+
 	private final ObjectMapper mapper;
 
 	private final Clock clock;
@@ -68,10 +71,11 @@ final class OutboxRelay {
 
 	private final String notYetSql;
 
-	OutboxRelay(DataSource dataSource, String table, RedeqClient client, ObjectMapper mapper, Clock clock,
-			Duration grace, int batchSize) {
+	OutboxRelay(DataSource dataSource, String table, RedeqClient client, ObjectMapper mapper, JobVersions versions,
+			Clock clock, Duration grace, int batchSize) {
 		this.dataSource = dataSource;
 		this.client = client;
+		this.versions = versions;
 		this.mapper = mapper;
 		this.clock = clock;
 		this.grace = grace;
@@ -135,14 +139,23 @@ final class OutboxRelay {
 	 * Redis unavailable fails the whole batch at once, every row left as it was.
 	 */
 	private Batch send(Connection connection, List<JournalRow> rows) throws SQLException {
+		List<Job> jobs = new ArrayList<>(rows.size());
 		try {
-			this.client.scheduleAll(rows.stream().map((row) -> row.toRelayedJob(this.mapper)).toList());
+			for (JournalRow row : rows) {
+				Job job = row.toRelayedJob(this.mapper);
+				this.versions.assign(job, row.version());
+				jobs.add(job);
+			}
+			this.client.scheduleAll(jobs);
 		}
 		catch (RedeqUnavailableException ex) {
 			throw ex;
 		}
 		catch (RuntimeException ex) {
 			return sendOneByOne(connection, rows);
+		}
+		finally {
+			this.versions.forget(jobs);
 		}
 		markSent(connection, rows);
 		return new Batch(rows.size(), rows.size(), null);
@@ -173,7 +186,7 @@ final class OutboxRelay {
 				continue;
 			}
 			try {
-				this.client.schedule(job);
+				this.versions.sending(job, row.version(), () -> this.client.schedule(job));
 				sent.add(row);
 			}
 			catch (CapacityExceededException ex) {

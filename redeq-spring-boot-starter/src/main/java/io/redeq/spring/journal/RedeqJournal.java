@@ -47,6 +47,8 @@ public final class RedeqJournal implements SmartLifecycle, DisposableBean {
 
 	private final JournalWriter writer;
 
+	private final JobVersions versions;
+
 	private final JdbcOutbox outbox;
 
 	private final OutboxRelay relay;
@@ -96,12 +98,15 @@ public final class RedeqJournal implements SmartLifecycle, DisposableBean {
 		this.clock = clock;
 		this.phase = phase;
 		this.writer = writer;
-		this.outbox = new JdbcOutbox(dataSource, dialect, table, hooks::payloadJson, clock);
+		this.versions = new JobVersions();
+		hooks.versions(this.versions);
+		this.outbox = new JdbcOutbox(dataSource, dialect, table, hooks::payloadJson, this.versions, clock);
 		hooks.onAccepted((job) -> JournalingRedeqClient.accepted(writer, clock, job));
-		this.relay = new OutboxRelay(dataSource, table, client, mapper, clock, settings.relayGrace(),
+		this.relay = new OutboxRelay(dataSource, table, client, mapper, this.versions, clock, settings.relayGrace(),
 				settings.batchSize());
 		this.retention = new JournalRetention(dataSource, table, clock, settings.retention(), settings.batchSize());
-		this.recovery = new JournalRecovery(dataSource, table, client, restorer, marker, mapper, recurring);
+		this.recovery = new JournalRecovery(dataSource, table, client, restorer, marker, mapper, this.versions,
+				recurring);
 		// A row running for two check intervals is worth a look; younger ones most
 		// likely have their outcome on its way.
 		this.reconciler = new JournalReconciler(dataSource, table, client, writer, clock,
@@ -109,6 +114,11 @@ public final class RedeqJournal implements SmartLifecycle, DisposableBean {
 		this.outboxChanges = new OutboxChanges(dataSource, table, client, clock, settings.relayGrace(),
 				settings.batchSize());
 		this.adminChanges = new JournalAdminChanges(dataSource, table, writer, clock);
+	}
+
+	/** The versions jobs are sent as, shared with the engine. */
+	JobVersions versions() {
+		return this.versions;
 	}
 
 	/** What records an operator's changes made through the admin. */

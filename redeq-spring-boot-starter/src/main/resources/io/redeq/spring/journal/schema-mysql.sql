@@ -3,6 +3,9 @@
 -- One row per job (topic, id): the outbox row written in the application's transaction,
 -- then the job's life (SCHEDULED, RUNNING, RETRYING, COMPLETED, DEAD, CANCELLED), and the
 -- job's own settings, so that the relay and the recovery send the job as it was scheduled.
+-- job_version names the version of the job the row describes, stored with the job in Redis, so
+-- that an outcome of another version never finishes its unsent outbox row; accepted_at is the Redis time
+-- Redis stored that version at, so that of two versions the one Redis stored last is kept.
 -- A table of version 1 (without the settings) is upgraded by schema-upgrade-2-mysql.sql.
 -- Indexes: state_idx serves the relay (state = 'OUTBOX' AND updated_at < ?) and the recovery
 -- (state IN ('SCHEDULED', 'RUNNING', 'RETRYING')); finished_idx serves the retention (finished_at < ?).
@@ -23,6 +26,8 @@ CREATE TABLE IF NOT EXISTS ${prefix}job (
 	on_duplicate VARCHAR(8) NULL,
 	trace_context VARCHAR(512) NULL,
 	recovered_in VARCHAR(64) NULL,
+	job_version VARCHAR(32) NULL,
+	accepted_at BIGINT NULL,
 	PRIMARY KEY (topic, id),
 	KEY ${prefix}job_state_idx (state, updated_at),
 	KEY ${prefix}job_finished_idx (finished_at)

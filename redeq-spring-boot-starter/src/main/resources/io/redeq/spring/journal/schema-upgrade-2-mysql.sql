@@ -27,3 +27,11 @@ SET @redeq_ddl = (SELECT IF(COUNT(*) = 0, 'ALTER TABLE ${prefix}job ADD COLUMN r
 PREPARE redeq_upgrade FROM @redeq_ddl;
 EXECUTE redeq_upgrade;
 DEALLOCATE PREPARE redeq_upgrade;
+SET @redeq_ddl = (SELECT IF(COUNT(*) = 0, 'ALTER TABLE ${prefix}job ADD COLUMN job_version VARCHAR(32) NULL', 'DO 0') FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = '${prefix}job' AND column_name = 'job_version');
+PREPARE redeq_upgrade FROM @redeq_ddl;
+EXECUTE redeq_upgrade;
+DEALLOCATE PREPARE redeq_upgrade;
+SET @redeq_ddl = (SELECT IF(COUNT(*) = 0, 'ALTER TABLE ${prefix}job ADD COLUMN accepted_at BIGINT NULL', 'DO 0') FROM information_schema.columns WHERE table_schema = DATABASE() AND table_name = '${prefix}job' AND column_name = 'accepted_at');
+PREPARE redeq_upgrade FROM @redeq_ddl;
+EXECUTE redeq_upgrade;
+DEALLOCATE PREPARE redeq_upgrade;

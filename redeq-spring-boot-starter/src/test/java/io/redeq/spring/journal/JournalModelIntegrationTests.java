@@ -60,6 +60,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * derived from it), {@code -Dredeq.journal.model.ops=N} sets the operations per seed, and
  * {@code -Dredeq.journal.model.soak.minutes=M} runs seeds one after another for M
  * minutes. {@code -Dredeq.journal.model.refusals=false} leaves out the refused writes.
+ * Schedules only the relay sends (a transaction whose process dies after the commit, or
+ * whose send Redis refuses) reuse the ids of jobs that may still wait or run, so a
+ * transaction replacing a running job, and the relay sending the new version once the old
+ * one ended, are part of the histories;
+ * {@code -Dredeq.journal.model.relayed-replaces=false} gives them fresh ids instead.
  */
 class JournalModelIntegrationTests {
 
@@ -83,7 +88,8 @@ class JournalModelIntegrationTests {
 		int seeds = (given != null) ? 1 : fixed ? CI_SEEDS.length : (randomSeeds != null) ? randomSeeds : 1;
 		int ops = Integer.getInteger("redeq.journal.model.ops", 80);
 		boolean refusals = Boolean.parseBoolean(System.getProperty("redeq.journal.model.refusals", "true"));
-		boolean relayedReplaces = Boolean.getBoolean("redeq.journal.model.relayed-replaces");
+		boolean relayedReplaces = Boolean
+			.parseBoolean(System.getProperty("redeq.journal.model.relayed-replaces", "true"));
 		long deadline = System.nanoTime() + Duration.ofMinutes(soakMinutes).toNanos();
 		SplittableRandom derived = new SplittableRandom(first);
 		List<String> failures = new ArrayList<>();

@@ -187,9 +187,9 @@ final class JournalModelRun {
 	}
 
 	/**
-	 * An id no job had: the relay sends with KEEP, so a relayed schedule over a waiting
-	 * job under the same id would leave that job in place (see
-	 * {@code redeq.journal.model.relayed-replaces} in the class javadoc).
+	 * An id no job had, for a schedule only the relay sends, when the run is asked to
+	 * keep those apart from the ids of other jobs (see
+	 * {@code redeq.journal.model.relayed-replaces} in the test's javadoc).
 	 */
 	private String freshId() {
 		String id = this.idPrefix + "f" + this.freshIds.size();

@@ -42,6 +42,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import io.redeq.Duplicate;
+import io.redeq.DuplicateJobException;
 import io.redeq.Job;
 import io.redeq.JobInfo;
 import io.redeq.Redeq;
@@ -58,6 +59,7 @@ import io.redeq.spring.boot.health.RedeqJournalHealthIndicator;
 import io.redeq.test.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
@@ -242,6 +244,58 @@ abstract class JournalScenarios {
 		});
 	}
 
+	/**
+	 * A transaction replaces a job while its old version runs: Redis refuses to replace a
+	 * running job, so the new version waits in the outbox. The old version then
+	 * completes; its outcome must not finish the row of the new version, which the relay
+	 * then sends and which runs.
+	 */
+	@Test
+	void aJobReplacedInATransactionWhileItRunsIsSentOnceTheOldVersionEnded() {
+		runner().run((context) -> {
+			CountDownLatch oldMayEnd = new CountDownLatch(1);
+			Runs runs = new Runs();
+			context.getBean(Redeq.class).subscribe("replace-running", String.class, (payload, delivery) -> {
+				runs.add(delivery.id(), payload, delivery.attempt());
+				if (payload.equals("old")) {
+					awaitRelease(oldMayEnd);
+				}
+			});
+			RedeqClient client = context.getBean(RedeqClient.class);
+			RedeqJournal journal = context.getBean(RedeqJournal.class);
+			try {
+				client.schedule(Job.builder("replace-running").id("r").payload("old").build());
+				Awaitility.await()
+					.atMost(TIMEOUT)
+					.until(() -> row(context, "replace-running", "r").map(Row::state).orElse(null),
+							(state) -> state == JournalState.RUNNING);
+				// The transaction commits; its send after commit is refused, and says so.
+				assertThatExceptionOfType(DuplicateJobException.class).isThrownBy(() -> transaction(context)
+					.executeWithoutResult((status) -> client.schedule(Job.builder("replace-running")
+						.id("r")
+						.payload("new")
+						.onDuplicate(Duplicate.REPLACE)
+						.build())));
+				assertThat(row(context, "replace-running", "r").get().state()).isEqualTo(JournalState.OUTBOX);
+				oldMayEnd.countDown();
+				// The old version's outcome is written, or waits for a row of its
+				// version.
+				assertThat(journal.writer().flush(TIMEOUT)).isTrue();
+				assertThat(row(context, "replace-running", "r").get().state()).isEqualTo(JournalState.OUTBOX);
+				Awaitility.await().atMost(TIMEOUT).until(() -> runs.count("r") == 2);
+				assertThat(runs.payloads()).containsExactly("old", "new");
+				Awaitility.await()
+					.atMost(TIMEOUT)
+					.until(() -> row(context, "replace-running", "r").map(Row::state).orElse(null),
+							(state) -> state == JournalState.COMPLETED);
+				assertThat(journal.versions().size()).isZero();
+			}
+			finally {
+				oldMayEnd.countDown();
+			}
+		});
+	}
+
 	@Test
 	void twoRelaysNeverSendTheSameRow() {
 		// The application's own relay waits an hour between runs: only the two below
@@ -273,7 +327,8 @@ abstract class JournalScenarios {
 				for (int r = 0; r < 2; r++) {
 					int index = r;
 					OutboxRelay relay = new OutboxRelay(dataSource, "redeq_job", counting(redeq.client(), sends),
-							JsonMapper.builder().build(), Clock.systemUTC(), Duration.ZERO, 10);
+							JsonMapper.builder().build(), context.getBean(RedeqJournal.class).versions(),
+							Clock.systemUTC(), Duration.ZERO, 10);
 					Thread thread = new Thread(() -> {
 						try {
 							start.await();
@@ -685,6 +740,7 @@ abstract class JournalScenarios {
 				.hasMessageContaining("v1_job")
 				.hasMessageContaining("timeout_ms")
 				.hasMessageContaining("recovered_in")
+				.hasMessageContaining("job_version")
 				.hasMessageContaining("schema-upgrade-2-");
 		});
 		for (int start = 0; start < 2; start++) {

@@ -37,7 +37,7 @@ class JournalSchemaTests {
 				assertThat(create).containsPattern("(?m)^\\s+" + column + " ");
 			}
 			for (String column : List.of("timeout_ms", "max_attempts", "priority", "on_duplicate", "trace_context",
-					"recovered_in")) {
+					"recovered_in", "job_version", "accepted_at")) {
 				assertThat(upgrade).containsAnyOf("ADD COLUMN IF NOT EXISTS " + column + " ",
 						"ADD COLUMN " + column + " ");
 			}

@@ -1,9 +1,12 @@
 package io.redeq.spring.journal;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -21,6 +24,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerA
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import io.redeq.Duplicate;
 import io.redeq.Job;
 import io.redeq.Redeq;
 import io.redeq.RedeqClient;
@@ -220,6 +224,69 @@ abstract class JournalWriterScenarios {
 				b.stop(TIMEOUT);
 			}
 		});
+	}
+
+	/**
+	 * Two instances schedule one id a millisecond apart and their writers write in the
+	 * other order: the row keeps the version Redis stored last, and that version's
+	 * outcome finishes it. An outcome of an older version never finishes an outbox row of
+	 * a newer one.
+	 */
+	@Test
+	void theVersionRedisStoredLastKeepsTheRowWhateverWriterComesLast() {
+		runner().withPropertyValues("redeq.consumer.enabled=false").run((context) -> {
+			JournalWriter a = writer(context, Duration.ofSeconds(3));
+			JournalWriter b = writer(context, Duration.ofSeconds(3));
+			try {
+				long t = System.currentTimeMillis();
+				b.offer(scheduled("versions", "twice", "\"second\"", "v2", t + 1));
+				assertThat(b.flush(TIMEOUT)).isTrue();
+				a.offer(scheduled("versions", "twice", "\"first\"", "v1", t));
+				assertThat(a.flush(TIMEOUT)).isTrue();
+				assertThat(payload(context, "versions", "twice")).isEqualTo("\"second\"");
+				b.offer(new JournalEvent.Changed("versions", "twice", JournalState.COMPLETED, 1, null, null, t + 5,
+						"v2"));
+				assertThat(b.flush(TIMEOUT)).isTrue();
+				assertThat(JournalScenarios.row(context, "versions", "twice").map(Row::state))
+					.contains(JournalState.COMPLETED);
+
+				RedeqJournal journal = context.getBean(RedeqJournal.class);
+				a.offer(scheduled("versions", "replaced", "\"old\"", "old", t));
+				assertThat(a.flush(TIMEOUT)).isTrue();
+				JournalScenarios.transaction(context)
+					.executeWithoutResult((status) -> journal.outbox()
+						.write(List.of(Job.builder("versions").id("replaced").payload("new").build())));
+				a.offer(new JournalEvent.Changed("versions", "replaced", JournalState.COMPLETED, 1, null, null, t + 5,
+						"old"));
+				assertThat(a.flush(TIMEOUT)).isTrue();
+				assertThat(JournalScenarios.row(context, "versions", "replaced").map(Row::state))
+					.contains(JournalState.OUTBOX);
+				assertThat(payload(context, "versions", "replaced")).isEqualTo("\"new\"");
+			}
+			finally {
+				a.stop(TIMEOUT);
+				b.stop(TIMEOUT);
+			}
+		});
+	}
+
+	private static JournalEvent.Scheduled scheduled(String topic, String id, String payload, String version,
+			long acceptedAt) {
+		return new JournalEvent.Scheduled(new JournalRow(topic, id, payload, acceptedAt + 60_000, 0, null, null, 0,
+				Duplicate.REPLACE, null, version, acceptedAt), acceptedAt);
+	}
+
+	private static String payload(AssertableApplicationContext context, String topic, String id) throws SQLException {
+		try (Connection connection = context.getBean(DataSource.class).getConnection();
+				PreparedStatement select = connection
+					.prepareStatement("SELECT payload FROM redeq_job WHERE topic = ? AND id = ?")) {
+			select.setString(1, topic);
+			select.setString(2, id);
+			try (ResultSet rows = select.executeQuery()) {
+				assertThat(rows.next()).as("a row for %s/%s", topic, id).isTrue();
+				return rows.getString(1);
+			}
+		}
 	}
 
 	/**

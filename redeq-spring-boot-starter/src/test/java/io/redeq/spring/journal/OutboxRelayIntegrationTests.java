@@ -137,7 +137,7 @@ class OutboxRelayIntegrationTests {
 
 	private static OutboxRelay relay(AssertableApplicationContext context, RedeqClient client, int batchSize) {
 		return new OutboxRelay(context.getBean(DataSource.class), "redeq_job", client, JsonMapper.builder().build(),
-				Clock.systemUTC(), GRACE, batchSize);
+				context.getBean(RedeqJournal.class).versions(), Clock.systemUTC(), GRACE, batchSize);
 	}
 
 	/** A client every call of which fails with the given error. */
