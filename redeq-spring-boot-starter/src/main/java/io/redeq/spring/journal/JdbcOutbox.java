@@ -89,8 +89,11 @@ final class JdbcOutbox implements TransactionalOutbox {
 		// ended.
 		this.cancelSql = "UPDATE " + table + " SET state = '" + JournalState.CANCELLING + "', updated_at = ? "
 				+ "WHERE topic = ? AND id = ? AND finished_at IS NULL";
-		this.rescheduleSql = "UPDATE " + table + " SET state = '" + JournalState.RESCHEDULING + "', due_at = ?, "
-				+ "updated_at = ? WHERE topic = ? AND id = ? AND finished_at IS NULL";
+		// An outbox row not sent yet stays one, with the new due time: the relay sends it
+		// so. Marked RESCHEDULING, the relay would skip it, and Redis would never get it.
+		this.rescheduleSql = "UPDATE " + table + " SET state = CASE WHEN state = '" + JournalState.OUTBOX
+				+ "' THEN state ELSE '" + JournalState.RESCHEDULING + "' END, due_at = ?, updated_at = ? "
+				+ "WHERE topic = ? AND id = ? AND finished_at IS NULL";
 		this.payloads = payloads;
 		this.clock = clock;
 	}

@@ -122,7 +122,9 @@ public final class JournalWriter {
 
 	/**
 	 * A reschedule (the job was waiting in Redis): over a pending row not marked as
-	 * running, whose outcome is on its way.
+	 * running, whose outcome is on its way, nor in the outbox: an outbox row holds a
+	 * version a transaction committed that Redis may not have yet, and the reschedule
+	 * moved the job Redis held; once the row is marked sent it applies.
 	 */
 	private final String rescheduleSql;
 
@@ -209,8 +211,9 @@ public final class JournalWriter {
 				+ "(attempts = ? AND " + RANK + " < 1))" + SAME_VERSION;
 		this.cancelSql = pendingSet;
 		this.lateCancelSql = pendingSet + " AND updated_at <= ?";
-		this.rescheduleSql = pendingSet + " AND state <> '" + JournalState.RUNNING + "'";
-		this.findSql = "SELECT finished_at, job_version FROM " + table + " WHERE topic = ? AND id = ?";
+		this.rescheduleSql = pendingSet + " AND state NOT IN ('" + JournalState.RUNNING + "', '" + JournalState.OUTBOX
+				+ "')";
+		this.findSql = "SELECT finished_at, job_version, state FROM " + table + " WHERE topic = ? AND id = ?";
 		this.batchSize = batchSize;
 		this.queue = new ArrayBlockingQueue<>(capacity);
 		this.waiting = new RowWaits(rowWait, Math.min(capacity, MAX_WAITING));
@@ -813,8 +816,8 @@ public final class JournalWriter {
 			/** A pending row that a later step already changed: the update was stale. */
 			PENDING,
 			/**
-			 * A finished row, or a row of another version of the job: an insert of the
-			 * update's version may still replace it.
+			 * A finished row, a row of another version of the job, or an outbox row not
+			 * marked sent yet: an insert of the update's version may still replace it.
 			 */
 			FINISHED
 
@@ -837,7 +840,10 @@ public final class JournalWriter {
 				boolean finished = !rows.wasNull();
 				String rowVersion = rows.getString(2);
 				boolean otherVersion = version != null && rowVersion != null && !version.equals(rowVersion);
-				return (finished || otherVersion) ? Found.FINISHED : Found.PENDING;
+				// An outbox row is replaced by its "scheduled" mark once sent: a change
+				// it refused waits for that.
+				boolean unsent = JournalState.OUTBOX.name().equals(rows.getString(3));
+				return (finished || otherVersion || unsent) ? Found.FINISHED : Found.PENDING;
 			}
 		}
 

@@ -296,6 +296,30 @@ abstract class JournalScenarios {
 		});
 	}
 
+	/**
+	 * A transaction moves a job whose outbox row was never sent (the process that
+	 * committed it died): the row stays in the outbox with the new due time, and the
+	 * relay sends the job, which runs then.
+	 */
+	@Test
+	void aJobMovedBeforeItsOutboxRowWasSentIsSentAtItsNewTime() {
+		runner().run((context) -> {
+			Runs runs = subscribe(context, "moved-unsent");
+			RedeqJournal journal = context.getBean(RedeqJournal.class);
+			RedeqClient client = context.getBean(RedeqClient.class);
+			transaction(context).executeWithoutResult((status) -> journal.outbox()
+				.write(List.of(Job.builder("moved-unsent").id("m").payload("x").delay(Duration.ofHours(1)).build())));
+			transaction(context)
+				.executeWithoutResult((status) -> client.reschedule("moved-unsent", "m", Duration.ofMillis(200)));
+			assertThat(row(context, "moved-unsent", "m").get().state()).isEqualTo(JournalState.OUTBOX);
+			Awaitility.await().atMost(TIMEOUT).until(() -> runs.count("m") == 1);
+			Awaitility.await()
+				.atMost(TIMEOUT)
+				.until(() -> row(context, "moved-unsent", "m").map(Row::state).orElse(null),
+						(state) -> state == JournalState.COMPLETED);
+		});
+	}
+
 	@Test
 	void twoRelaysNeverSendTheSameRow() {
 		// The application's own relay waits an hour between runs: only the two below
