@@ -138,6 +138,12 @@ public final class Redeq implements AutoCloseable {
 	private volatile boolean closed;
 
 	/**
+	 * The JVM shutdown hook that closes this engine, if the builder asked for one;
+	 * removed by {@link #close()}.
+	 */
+	private volatile @Nullable Thread shutdownHook;
+
+	/**
 	 * Builds the parts, without a Redis command or a thread: an engine that is never
 	 * {@link #start() started} leaves Redis as it found it.
 	 * @param builder the client and collaborators to use
@@ -487,6 +493,7 @@ public final class Redeq implements AutoCloseable {
 			}
 			this.closed = true;
 		}
+		removeShutdownHook();
 		this.subscriptions.closeAll();
 		if (this.migrator != null) {
 			this.migrator.close();
@@ -495,6 +502,52 @@ public final class Redeq implements AutoCloseable {
 		this.statsTimer.shutdownNow();
 		flushHistory();
 		this.connections.close();
+	}
+
+	/**
+	 * Registers a JVM shutdown hook that {@link #close() closes} this engine: on SIGTERM,
+	 * Ctrl-C or {@code System.exit}, fetching stops, running handlers get
+	 * {@code shutdown-timeout} to finish and unfinished jobs go back to READY at once.
+	 * @throws IllegalStateException if the JVM is shutting down already
+	 */
+	private void registerShutdownHook() {
+		Thread hook = new Thread(this::close, "redeq-shutdown-" + this.options.prefix());
+		try {
+			Runtime.getRuntime().addShutdownHook(hook);
+		}
+		catch (IllegalStateException ex) {
+			throw new IllegalStateException("Cannot register the shutdown hook of redeq (prefix '"
+					+ this.options.prefix() + "'): the JVM is shutting down already; build the engine before, "
+					+ "or without shutdownHook(true)", ex);
+		}
+		this.shutdownHook = hook;
+	}
+
+	/**
+	 * The shutdown hook this engine registered and has not removed yet.
+	 * @return the hook, or {@code null} if none is registered
+	 */
+	@Nullable Thread registeredShutdownHook() {
+		return this.shutdownHook;
+	}
+
+	/**
+	 * Removes the shutdown hook, so a closed engine is not kept reachable by it until the
+	 * JVM exits. From the hook itself, or once the JVM is shutting down (when the hooks
+	 * can no longer be removed and this one runs or ran), there is nothing to do.
+	 */
+	private void removeShutdownHook() {
+		Thread hook = this.shutdownHook;
+		this.shutdownHook = null;
+		if (hook == null || hook == Thread.currentThread()) {
+			return;
+		}
+		try {
+			Runtime.getRuntime().removeShutdownHook(hook);
+		}
+		catch (IllegalStateException ex) {
+			// The JVM is shutting down: the hook runs, and finds the engine closed.
+		}
 	}
 
 	/** Writes the last counts of the job history, if Redis answers. */
@@ -532,6 +585,8 @@ public final class Redeq implements AutoCloseable {
 		private final List<JobLifecycleListener> listeners = new ArrayList<>();
 
 		private boolean autoStartup = true;
+
+		private boolean shutdownHook;
 
 		private Builder(AbstractRedisClient client) {
 			this.client = Objects.requireNonNull(client, "Lettuce client must not be null");
@@ -637,6 +692,25 @@ public final class Redeq implements AutoCloseable {
 			return this;
 		}
 
+		/**
+		 * Whether the built engine registers a JVM shutdown hook that
+		 * {@link Redeq#close() closes} it (default false): on SIGTERM, Ctrl-C or
+		 * {@code System.exit} it stops claiming jobs, lets running handlers finish within
+		 * {@code shutdown-timeout}, and hands the unfinished ones back to READY at once,
+		 * instead of leaving them IN_FLIGHT until their lease expires. For applications
+		 * without Spring, whose context closes the engine itself; closing the engine
+		 * removes the hook. Keep the Lettuce client open until the engine is closed: a
+		 * hook of your own that shuts the client down can run at the same time as this
+		 * one (the JVM starts every hook at once), and the hand-back then fails.
+		 * @param shutdownHook whether to register the hook
+		 * @return this builder
+		 * @since 0.1.0
+		 */
+		public Builder shutdownHook(boolean shutdownHook) {
+			this.shutdownHook = shutdownHook;
+			return this;
+		}
+
 		String instanceId() {
 			if (this.instanceId == null) {
 				// In containers every process may be pid 1: the random part alone must
@@ -670,21 +744,28 @@ public final class Redeq implements AutoCloseable {
 
 		/**
 		 * Builds and, unless {@link #autoStartup(boolean) autoStartup} is off, starts the
-		 * engine (its migrator runs at once; consumers start on subscribe).
+		 * engine (its migrator runs at once; consumers start on subscribe); with
+		 * {@link #shutdownHook(boolean) shutdownHook} on, registers the hook that closes
+		 * it.
 		 * @return the engine
 		 * @throws BucketCountMismatchException if Redis records another bucket count for
 		 * the prefix
+		 * @throws IllegalStateException if {@link #shutdownHook(boolean) shutdownHook} is
+		 * on and the JVM is shutting down already
 		 */
 		public Redeq build() {
 			Redeq redeq = new Redeq(this, options());
-			if (this.autoStartup) {
-				try {
+			try {
+				if (this.shutdownHook) {
+					redeq.registerShutdownHook();
+				}
+				if (this.autoStartup) {
 					redeq.start();
 				}
-				catch (RuntimeException ex) {
-					redeq.close();
-					throw ex;
-				}
+			}
+			catch (RuntimeException ex) {
+				redeq.close();
+				throw ex;
 			}
 			return redeq;
 		}

@@ -20,7 +20,8 @@ import java.util.jar.Manifest;
 /**
  * A second JVM running a test main class with this JVM's classpath: the "other instance"
  * of crash and clock-skew tests. Its output lines are collected so a test can wait for
- * what it prints, and {@link #kill()} ends it with SIGKILL, as a crash would.
+ * what it prints; {@link #kill()} ends it with SIGKILL, as a crash would, and
+ * {@link #terminate(Duration)} with SIGTERM, as a graceful stop would.
  */
 public final class JavaProcess implements AutoCloseable {
 
@@ -154,6 +155,15 @@ public final class JavaProcess implements AutoCloseable {
 	public void kill() {
 		this.process.destroyForcibly();
 		waitForExit(Duration.ofSeconds(10));
+	}
+
+	/**
+	 * SIGTERM, as a service manager or {@code kill} stops a process: the child's shutdown
+	 * hooks run. Waits up to {@code timeout} for it to exit and returns its exit code.
+	 */
+	public int terminate(Duration timeout) {
+		this.process.destroy();
+		return waitForExit(timeout);
 	}
 
 	/** Waits for the child to exit by itself; returns its exit code. */
