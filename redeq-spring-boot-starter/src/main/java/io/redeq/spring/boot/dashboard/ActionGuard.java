@@ -2,6 +2,7 @@ package io.redeq.spring.boot.dashboard;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.security.Principal;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 
@@ -17,12 +18,15 @@ import org.springframework.web.servlet.function.ServerRequest;
  * Decides who may use the dashboard's actions and protects them from cross-site requests.
  *
  * <p>
- * When the application runs Spring Security's filter chain a user needs the configured
- * role (checked with {@link HttpServletRequest#isUserInRole}), and the forms also carry
- * Spring Security's CSRF token, so that its filter lets them through. Whatever Spring
- * Security is configured to check, the dashboard checks its own token: a random value in
- * a {@code SameSite=Strict}, HTTP-only cookie that every form repeats (double submit); a
- * page of another site can neither read the cookie nor make the browser send it.
+ * A user needs to be signed in and to have the configured role, whatever signed them in:
+ * the check is the servlet request's ({@link HttpServletRequest#getUserPrincipal} and
+ * {@link HttpServletRequest#isUserInRole}), which Spring Security, the servlet container
+ * or any filter that wraps the request answer. Nobody signed in, no action.
+ *
+ * <p>
+ * Against cross-site requests the forms carry the dashboard's own token, a random value
+ * that a {@code SameSite=Strict}, HTTP-only cookie repeats (double submit). Under Spring
+ * Security the forms also carry its CSRF token, so that its filter lets them through.
  */
 final class ActionGuard {
 
@@ -32,6 +36,8 @@ final class ActionGuard {
 	static final String PARAMETER = "redeq-csrf";
 
 	private static final String SECURITY_TOKEN = "org.springframework.security.web.csrf.CsrfToken";
+
+	private static final HexFormat HEX = HexFormat.of();
 
 	private final DashboardSettings settings;
 
@@ -47,10 +53,8 @@ final class ActionGuard {
 
 	/** Whether actions are shown to, and accepted from, the user of this request. */
 	boolean mayAct(ServerRequest request) {
-		if (this.settings.readOnly()) {
-			return false;
-		}
-		return !this.settings.roleRequired() || request.servletRequest().isUserInRole(this.settings.actionRole());
+		return !this.settings.readOnly() && user(request) != null
+				&& request.servletRequest().isUserInRole(this.settings.actionRole());
 	}
 
 	/** The tokens the page's forms carry, and a cookie to set when ours is new. */
@@ -62,26 +66,31 @@ final class ActionGuard {
 		}
 		byte[] bytes = new byte[32];
 		this.random.nextBytes(bytes);
-		String value = HexFormat.of().formatHex(bytes);
+		String value = HEX.formatHex(bytes);
 		ResponseCookie cookie = ResponseCookie.from(COOKIE, value)
 			.httpOnly(true)
 			.sameSite("Strict")
 			.secure(request.servletRequest().isSecure())
-			.path(this.settings.path())
+			.path(PageContext.base(request, this.settings))
 			.build();
 		return new FormToken(new FormToken.Field(PARAMETER, value), security, cookie.toString());
 	}
 
 	/**
-	 * Why an action must be refused, or {@code null} when it may run: read-only, the role
-	 * missing, or the request not carrying the page's token.
+	 * Why an action must be refused, or {@code null} when it may run: read-only, nobody
+	 * signed in, the role missing, or the request not carrying the page's token.
 	 */
 	@Nullable String refusal(ServerRequest request) {
 		if (this.settings.readOnly()) {
 			return "the dashboard is read-only (redeq.dashboard.read-only)";
 		}
+		String role = this.settings.actionRole();
+		if (user(request) == null) {
+			return "actions need a signed-in user with the role " + role
+					+ " (redeq.dashboard.action-role), and nobody is signed in";
+		}
 		if (!mayAct(request)) {
-			return "actions need the role " + this.settings.actionRole() + " (redeq.dashboard.action-role)";
+			return "actions need the role " + role + " (redeq.dashboard.action-role)";
 		}
 		String expected = cookie(request);
 		String sent = request.param(PARAMETER).orElse(null);
@@ -90,6 +99,10 @@ final class ActionGuard {
 			return "the form's CSRF token is missing or does not match; reload the page and try again";
 		}
 		return null;
+	}
+
+	private static @Nullable Principal user(ServerRequest request) {
+		return request.servletRequest().getUserPrincipal();
 	}
 
 	private static @Nullable String cookie(ServerRequest request) {
