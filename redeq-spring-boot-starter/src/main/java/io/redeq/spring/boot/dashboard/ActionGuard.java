@@ -1,10 +1,14 @@
 package io.redeq.spring.boot.dashboard;
 
 import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.Principal;
 import java.security.SecureRandom;
 import java.util.HexFormat;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 
 import jakarta.servlet.http.Cookie;
 import jakarta.servlet.http.HttpServletRequest;
@@ -24,9 +28,13 @@ import org.springframework.web.servlet.function.ServerRequest;
  * or any filter that wraps the request answer. Nobody signed in, no action.
  *
  * <p>
- * Against cross-site requests the forms carry the dashboard's own token, a random value
- * that a {@code SameSite=Strict}, HTTP-only cookie repeats (double submit). Under Spring
- * Security the forms also carry its CSRF token, so that its filter lets them through.
+ * Against cross-site requests the forms carry the dashboard's own token, which a
+ * {@code SameSite=Strict}, HTTP-only cookie repeats (double submit). The token is signed:
+ * a random nonce and an HMAC-SHA256 of it and the user's name, under a key drawn at
+ * random when the application starts. A cookie planted by a sibling subdomain (which can
+ * set cookies for the parent domain) therefore fails: its holder can neither sign a token
+ * nor reuse one issued to another user. Under Spring Security the forms also carry its
+ * CSRF token, so that its filter lets them through.
  */
 final class ActionGuard {
 
@@ -37,6 +45,8 @@ final class ActionGuard {
 
 	private static final String SECURITY_TOKEN = "org.springframework.security.web.csrf.CsrfToken";
 
+	private static final String HMAC = "HmacSHA256";
+
 	private static final HexFormat HEX = HexFormat.of();
 
 	private final DashboardSettings settings;
@@ -45,10 +55,15 @@ final class ActionGuard {
 
 	private final SecureRandom random = new SecureRandom();
 
+	private final SecretKeySpec key;
+
 	ActionGuard(DashboardSettings settings) {
 		ClassLoader loader = ActionGuard.class.getClassLoader();
 		this.settings = settings;
 		this.securityTokens = ClassUtils.isPresent(SECURITY_TOKEN, loader);
+		byte[] secret = new byte[32];
+		this.random.nextBytes(secret);
+		this.key = new SecretKeySpec(secret, HMAC);
 	}
 
 	/** Whether actions are shown to, and accepted from, the user of this request. */
@@ -61,12 +76,13 @@ final class ActionGuard {
 	FormToken tokenFor(ServerRequest request) {
 		FormToken.Field security = this.securityTokens ? SecurityTokens.of(request.servletRequest()) : null;
 		String existing = cookie(request);
-		if (existing != null) {
+		if (existing != null && signed(existing, request)) {
 			return new FormToken(new FormToken.Field(PARAMETER, existing), security, null);
 		}
 		byte[] bytes = new byte[32];
 		this.random.nextBytes(bytes);
-		String value = HEX.formatHex(bytes);
+		String nonce = HEX.formatHex(bytes);
+		String value = nonce + "." + signature(nonce, request);
 		ResponseCookie cookie = ResponseCookie.from(COOKIE, value)
 			.httpOnly(true)
 			.sameSite("Strict")
@@ -78,7 +94,8 @@ final class ActionGuard {
 
 	/**
 	 * Why an action must be refused, or {@code null} when it may run: read-only, nobody
-	 * signed in, the role missing, or the request not carrying the page's token.
+	 * signed in, the role missing, or the request not carrying a token this application
+	 * signed for this user in both its cookie and its form.
 	 */
 	@Nullable String refusal(ServerRequest request) {
 		if (this.settings.readOnly()) {
@@ -95,10 +112,37 @@ final class ActionGuard {
 		String expected = cookie(request);
 		String sent = request.param(PARAMETER).orElse(null);
 		if (expected == null || sent == null || !MessageDigest.isEqual(expected.getBytes(StandardCharsets.UTF_8),
-				sent.getBytes(StandardCharsets.UTF_8))) {
-			return "the form's CSRF token is missing or does not match; reload the page and try again";
+				sent.getBytes(StandardCharsets.UTF_8)) || !signed(sent, request)) {
+			return "the form's CSRF token is missing, does not match or was not issued to you; "
+					+ "reload the page and try again";
 		}
 		return null;
+	}
+
+	/** Whether this application signed {@code token} for the user of this request. */
+	private boolean signed(String token, ServerRequest request) {
+		int dot = token.indexOf('.');
+		if (dot <= 0 || dot == token.length() - 1) {
+			return false;
+		}
+		byte[] expected = signature(token.substring(0, dot), request).getBytes(StandardCharsets.US_ASCII);
+		return MessageDigest.isEqual(expected, token.substring(dot + 1).getBytes(StandardCharsets.UTF_8));
+	}
+
+	/** The HMAC of the nonce and the user's name (empty when nobody is signed in). */
+	private String signature(String nonce, ServerRequest request) {
+		Principal user = user(request);
+		String name = (user != null) ? user.getName() : "";
+		try {
+			Mac mac = Mac.getInstance(HMAC);
+			mac.init(this.key);
+			mac.update(nonce.getBytes(StandardCharsets.UTF_8));
+			mac.update((byte) 0);
+			return HEX.formatHex(mac.doFinal(name.getBytes(StandardCharsets.UTF_8)));
+		}
+		catch (GeneralSecurityException ex) {
+			throw new IllegalStateException("HmacSHA256 is missing from this JVM", ex);
+		}
 	}
 
 	private static @Nullable Principal user(ServerRequest request) {

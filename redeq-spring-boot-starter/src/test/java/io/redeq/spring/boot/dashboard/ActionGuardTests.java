@@ -1,5 +1,6 @@
 package io.redeq.spring.boot.dashboard;
 
+import java.util.HexFormat;
 import java.util.List;
 
 import jakarta.servlet.http.Cookie;
@@ -13,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Tests for {@link ActionGuard}: read-only, a signed-in user with the role whatever
- * signed them in, and the double-submit token.
+ * signed them in, and the signed double-submit token.
  */
 class ActionGuardTests {
 
@@ -47,17 +48,30 @@ class ActionGuardTests {
 	}
 
 	@Test
-	void needsTheFormToRepeatTheCookie() {
+	void needsTheFormToRepeatACookieThisApplicationSignedForThisUser() {
 		String token = this.guard.tokenFor(request(null, null, "ada", "OPS")).own().value();
+		String unsigned = HexFormat.of().formatHex(new byte[32]);
+		String forged = token.substring(0, token.indexOf('.') + 1) + HexFormat.of().formatHex(new byte[32]);
+		String otherApplication = new ActionGuard(DashboardSettings.of("/redeq", false, "OPS"))
+			.tokenFor(request(null, null, "ada", "OPS"))
+			.own()
+			.value();
+		String otherUser = this.guard.tokenFor(request(null, null, "eve", "OPS")).own().value();
 
 		assertThat(this.guard.refusal(request(token, token, "ada", "OPS"))).isNull();
 		assertThat(this.guard.refusal(request(token, "other", "ada", "OPS"))).contains("CSRF");
 		assertThat(this.guard.refusal(request(null, token, "ada", "OPS"))).contains("CSRF");
 		assertThat(this.guard.refusal(request(token, null, "ada", "OPS"))).contains("CSRF");
+		// Planted cookies with a matching field: what a sibling subdomain can do.
+		assertThat(this.guard.refusal(request(unsigned, unsigned, "ada", "OPS"))).contains("CSRF");
+		assertThat(this.guard.refusal(request(forged, forged, "ada", "OPS"))).contains("CSRF");
+		assertThat(this.guard.refusal(request(otherApplication, otherApplication, "ada", "OPS"))).contains("CSRF");
+		assertThat(this.guard.refusal(request(otherUser, otherUser, "ada", "OPS"))).contains("CSRF");
+		assertThat(this.guard.refusal(request(".", ".", "ada", "OPS"))).contains("CSRF");
 	}
 
 	@Test
-	void issuesAStrictHttpOnlyCookieBelowTheContextPathOnlyWhenThereIsNone() {
+	void issuesAStrictHttpOnlyCookieBelowTheContextPathOnlyWhenThereIsNoSignedOne() {
 		ActionGuard slashes = new ActionGuard(DashboardSettings.of("redeq/", false, "OPS"));
 		MockHttpServletRequest underContext = servlet(null, null, "ada", "OPS");
 		underContext.setContextPath("/shop");
@@ -66,14 +80,17 @@ class ActionGuardTests {
 		ActionGuard.FormToken fresh = slashes.tokenFor(ServerRequest.create(underContext, List.of()));
 		String value = fresh.own().value();
 		ActionGuard.FormToken kept = slashes.tokenFor(request(value, null, "ada", "OPS"));
+		ActionGuard.FormToken replaced = slashes.tokenFor(request("planted", null, "ada", "OPS"));
 
-		assertThat(value).matches("[0-9a-f]{64}");
+		assertThat(value).matches("[0-9a-f]{64}\\.[0-9a-f]{64}");
 		assertThat(fresh.setCookie()).contains("redeq-dashboard-csrf=" + value)
 			.contains("HttpOnly")
 			.contains("SameSite=Strict")
 			.contains("Path=/shop/redeq");
 		assertThat(kept.own().value()).isEqualTo(value);
 		assertThat(kept.setCookie()).isNull();
+		assertThat(replaced.own().value()).isNotEqualTo("planted").matches("[0-9a-f]{64}\\.[0-9a-f]{64}");
+		assertThat(replaced.setCookie()).contains("redeq-dashboard-csrf=" + replaced.own().value());
 	}
 
 	private static ServerRequest request(String cookie, String form, String user, String role) {

@@ -63,14 +63,15 @@ import static org.awaitility.Awaitility.await;
 /**
  * The dashboard over real HTTP, on a web application with a random port and its own
  * redis-server: off by default, the numbers its pages show, escaping, who may use its
- * actions (a signed-in user with the role, whatever signed them in; the CSRF token;
- * read-only), and its addresses under a context path and behind a path prefix.
+ * actions (a signed-in user with the role, whatever signed them in; the signed CSRF
+ * token; read-only), and its addresses under a context path and behind a path prefix.
  */
 @RedisTest
 @ExtendWith(OutputCaptureExtension.class)
 class DashboardIntegrationTests {
 
-	private static final Pattern OWN_TOKEN = Pattern.compile("name=\"redeq-csrf\" value=\"([0-9a-f]{64})\"");
+	private static final Pattern OWN_TOKEN = Pattern
+		.compile("name=\"redeq-csrf\" value=\"([0-9a-f]{64}\\.[0-9a-f]{64})\"");
 
 	private static final Pattern COOKIE_PATH = Pattern.compile("redeq-dashboard-csrf=[^;]+;.*Path=([^;]+)");
 
@@ -362,6 +363,35 @@ class DashboardIntegrationTests {
 		assertThat(redeq.admin().stats("payment").dead()).isEqualTo(2);
 		assertThat(output.getOut().split(NOBODY_WARNING, -1)).hasSize(2);
 		assertThat(output.getOut()).contains("redeq.dashboard.action-role").contains("spring-boot-starter-security");
+	}
+
+	@Test
+	void aPlantedCookieWithAMatchingFieldIsRefusedUnlessThisApplicationSignedItForTheUser() throws Exception {
+		start(OperatorApp.class, "--redeq.dashboard.enabled=true");
+		Redeq redeq = this.app.getBean(Redeq.class);
+		List<String> ids = killTwo(redeq);
+		String genuine = match(OWN_TOKEN, body(get("/redeq/topics/payment?state=DEAD")));
+		// What a sibling subdomain can plant: any cookie value, repeated in its form.
+		String unsigned = "0123456789abcdef".repeat(4);
+		String forged = genuine.substring(0, genuine.indexOf('.') + 1) + "0123456789abcdef".repeat(4);
+
+		for (String planted : List.of(unsigned, forged, unsigned + "." + unsigned)) {
+			HttpResponse<String> refused = postWithCookie("/redeq/actions", planted,
+					form("requeue", ids.get(0), "redeq-csrf", planted));
+			assertThat(refused.statusCode()).as(planted).isEqualTo(403);
+			assertThat(refused.body()).contains("CSRF");
+		}
+		// A genuine token, issued to another user of the same dashboard, is no good
+		// either.
+		HttpResponse<String> otherUser = postWithCookie("/redeq/actions", genuine,
+				form("requeue", ids.get(0), "redeq-csrf", genuine), "X-Test-User", "mallory");
+		assertThat(otherUser.statusCode()).isEqualTo(403);
+		assertThat(redeq.admin().stats("payment").dead()).isEqualTo(2);
+
+		HttpResponse<String> done = postWithCookie("/redeq/actions", genuine,
+				form("requeue", ids.get(0), "redeq-csrf", genuine));
+		assertThat(done.statusCode()).isEqualTo(303);
+		assertThat(redeq.admin().stats("payment").dead()).isEqualTo(1);
 	}
 
 	@Test
