@@ -196,7 +196,7 @@ public final class DashboardRoutes {
 	 * Where an action returns to: a page of the dashboard, never another site.
 	 * @param root the dashboard's root as the browser sees it
 	 */
-	static String returnTo(String root, @Nullable String requested) {
+	private static String returnTo(String root, @Nullable String requested) {
 		if (requested != null && requested.startsWith(root)) {
 			String rest = requested.substring(root.length());
 			if (rest.isEmpty() || (rest.charAt(0) == '/' && !rest.startsWith("//")) || rest.charAt(0) == '?') {

@@ -6,9 +6,9 @@ import java.io.InputStreamReader;
 import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import com.samskivert.mustache.Mustache;
 import com.samskivert.mustache.Template;
@@ -27,21 +27,23 @@ final class DashboardTemplates {
 
 	private static final String LOCATION = "io/redeq/spring/boot/dashboard/templates/";
 
-	private final Map<String, Template> pages = new ConcurrentHashMap<>();
+	private final Map<String, Template> pages;
 
 	DashboardTemplates() {
 		Mustache.Compiler compiler = Mustache.compiler()
 			.withLoader(DashboardTemplates::open)
 			.nullValue("")
 			.strictSections(true);
+		Map<String, Template> pages = new HashMap<>();
 		for (String page : PAGES) {
 			try (Reader reader = open(page)) {
-				this.pages.put(page, compiler.compile(reader));
+				pages.put(page, compiler.compile(reader));
 			}
 			catch (IOException ex) {
 				throw new UncheckedIOException("Could not read the dashboard's template " + page, ex);
 			}
 		}
+		this.pages = Map.copyOf(pages);
 	}
 
 	/** The page {@code name} drawn from {@code model}. */
