@@ -9,11 +9,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
+import java.security.Principal;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,6 +34,7 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 
 import io.redeq.Job;
 import io.redeq.JobState;
@@ -49,7 +54,9 @@ import static org.awaitility.Awaitility.await;
  * {@link ChromiumBinaries} finds them: Debian's packages or, on macOS, Homebrew's),
  * against the example application on a random port with its own redis-server: the pages
  * show the numbers Redis holds, and requeueing a dead reminder from the dead-letter page
- * shows it READY. Screenshots go to {@code target/dashboard-screenshots/}.
+ * shows it READY. Screenshots go to {@code target/dashboard-screenshots/}. The example
+ * signs nobody in, so a filter of the test's signs the browser in as an operator with the
+ * dashboard's action role.
  */
 @RedisTest
 class DashboardBrowserIntegrationTests {
@@ -77,7 +84,7 @@ class DashboardBrowserIntegrationTests {
 		// Both fail with the command that installs them when they are missing.
 		Path chromium = ChromiumBinaries.requireBrowser();
 		Path chromedriver = ChromiumBinaries.requireDriver();
-		this.app = new SpringApplicationBuilder(ExampleApplication.class).run("--server.port=0",
+		this.app = new SpringApplicationBuilder(ExampleApplication.class, SignedInOperator.class).run("--server.port=0",
 				"--spring.data.redis.host=" + this.redis.host(), "--spring.data.redis.port=" + this.redis.port(),
 				"--redeq.example.embedded-redis=never", "--redeq.dashboard.enabled=true",
 				"--example.order.payment-timeout=30m", "--example.reminder.failure-rate=1.0",
@@ -218,6 +225,32 @@ class DashboardBrowserIntegrationTests {
 			.build();
 		HttpResponse<String> response = this.http.send(request, HttpResponse.BodyHandlers.ofString());
 		assertThat(response.statusCode()).as(path + ": " + response.body()).isBetween(200, 299);
+	}
+
+	/**
+	 * Signs every request in as "operator" with the role REDEQ_ADMIN, as any servlet
+	 * security would (not a {@code @Configuration}: the example's scan must not find it).
+	 */
+	static class SignedInOperator {
+
+		@Bean
+		Filter signIn() {
+			return (request, response, chain) -> chain
+				.doFilter(new HttpServletRequestWrapper((HttpServletRequest) request) {
+
+					@Override
+					public Principal getUserPrincipal() {
+						return () -> "operator";
+					}
+
+					@Override
+					public boolean isUserInRole(String role) {
+						return "REDEQ_ADMIN".equals(role);
+					}
+
+				}, response);
+		}
+
 	}
 
 }

@@ -648,8 +648,8 @@ public class RedeqProperties {
 		private boolean readOnly = false;
 
 		/**
-		 * Role a user needs for the dashboard's actions when Spring Security is present;
-		 * without Spring Security the application must protect the path itself.
+		 * Role a signed-in user needs for the dashboard's actions, whatever signs users
+		 * in (checked with HttpServletRequest.isUserInRole); nobody signed in, no action.
 		 */
 		private String actionRole = "REDEQ_ADMIN";
 

@@ -2,15 +2,20 @@ package io.redeq.spring.boot.dashboard;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+
+import org.jspecify.annotations.Nullable;
 
 import io.redeq.history.HistoryKind;
 import io.redeq.history.HistorySeries;
 
 /**
- * A throughput chart drawn as inline SVG from the shared history: jobs scheduled,
- * completed and failed (retried or dead) per period. No script and no external library:
- * the page works on closed networks and without JavaScript.
+ * A throughput chart drawn as inline SVG (the {@code chart} and {@code svg} partials)
+ * from the shared history: jobs scheduled, completed and failed (retried or dead) per
+ * period. No script and no external library: the page works on closed networks and
+ * without JavaScript.
  *
  * @param start the start of the first period
  * @param step the length of a period
@@ -27,6 +32,8 @@ record Chart(Instant start, Duration step, long[] scheduled, long[] completed, l
 	private static final int TOP = 6;
 
 	private static final int BOTTOM = 2;
+
+	private static final String[] KINDS = { "scheduled", "completed", "failed" };
 
 	/** Periods of {@code series} summed {@code factor} at a time, the newest last. */
 	static Chart of(HistorySeries series, int factor) {
@@ -67,103 +74,127 @@ record Chart(Instant start, Duration step, long[] scheduled, long[] completed, l
 	}
 
 	/** The chart with its title and legend (the totals over the whole chart). */
-	void render(Html html, String title, String id) {
-		html.raw("<figure class=\"chart\"")
-			.attr("id", id)
-			.raw("><figcaption><span class=\"chart-title\">")
-			.text(title)
-			.raw("</span>");
-		legend(html, "scheduled", "Scheduled", total(this.scheduled));
-		legend(html, "completed", "Completed", total(this.completed));
-		legend(html, "failed", "Failed", total(this.failed));
-		html.raw("</figcaption>");
-		svg(html, false);
-		html.raw("</figure>");
+	View view(String title, String id) {
+		List<View.Legend> legends = List.of(legend("scheduled", "Scheduled", this.scheduled),
+				legend("completed", "Completed", this.completed), legend("failed", "Failed", this.failed));
+		return plot("chart", id, null, title, legends, this.step, KINDS, lines(), " per " + Format.span(this.step),
+				false);
 	}
 
 	/** A small chart without axes, for a table cell. */
-	void sparkline(Html html) {
-		svg(html, true);
+	Svg sparkline() {
+		return svg(true, KINDS, lines(), max(lines()));
 	}
 
-	private static void legend(Html html, String kind, String label, long total) {
-		html.raw("<span class=\"legend ")
-			.raw(kind)
-			.raw("\"")
-			.attr("data-total", total)
-			.raw("><i></i>")
-			.text(label)
-			.raw(" <b>")
-			.count(total)
-			.raw("</b></span>");
+	private long[][] lines() {
+		return new long[][] { this.scheduled, this.completed, this.failed };
 	}
 
-	private void svg(Html html, boolean spark) {
-		plot(html, spark, this.step, new String[] { "scheduled", "completed", "failed" },
-				new long[][] { this.scheduled, this.completed, this.failed }, " per " + Html.span(this.step), false);
+	private static View.Legend legend(String kind, String label, long[] counts) {
+		long total = total(counts);
+		return new View.Legend(kind, "total", total, label, Format.count(total));
 	}
 
 	/**
-	 * Draws lines of equal length on one scale, the newest value at the right; the
-	 * lateness chart shares it with the throughput chart.
+	 * Lines of equal length on one scale, the newest value at the right, with the span
+	 * and the peak below; the lateness chart shares it with the throughput chart.
+	 * @param starts the figure's {@code data-starts}, or {@code null}
 	 * @param kinds the CSS class of each line
 	 * @param lines the values of each line, one per period
 	 * @param peakSuffix what follows the peak below the plot (" per 1m")
 	 * @param durations whether the values are milliseconds, shown as durations
 	 */
-	static void plot(Html html, boolean spark, Duration step, String[] kinds, long[][] lines, String peakSuffix,
-			boolean durations) {
-		int width = spark ? 120 : WIDTH;
-		int height = spark ? 24 : HEIGHT;
-		int top = spark ? 2 : TOP;
-		int bottom = spark ? 2 : BOTTOM;
+	static View plot(String kind, String id, @Nullable Long starts, String title, List<View.Legend> legends,
+			Duration step, String[] kinds, long[][] lines, String peakSuffix, boolean durations) {
+		long max = max(lines);
+		String peak = (durations ? Format.span(Duration.ofMillis(max)) : Format.count(max)) + peakSuffix;
+		return new View(kind, id, starts, title, legends, svg(false, kinds, lines, max),
+				Format.span(step.multipliedBy(lines[0].length)), peak);
+	}
+
+	private static long max(long[][] lines) {
 		long max = 1;
 		for (long[] values : lines) {
 			for (long value : values) {
 				max = Math.max(max, value);
 			}
 		}
-		html.raw("<svg")
-			.attr("class", spark ? "spark" : "plot")
-			.attr("viewBox", "0 0 " + width + " " + height)
-			.attr("preserveAspectRatio", "none")
-			.attr("role", "img")
-			.raw(">");
-		if (!spark) {
-			html.raw("<line class=\"axis\" x1=\"0\" x2=\"" + width + "\" y1=\"" + (height - bottom) + "\" y2=\""
-					+ (height - bottom) + "\"/>");
-		}
-		for (int i = 0; i < lines.length; i++) {
-			line(html, kinds[i], lines[i], max, width, height, top, bottom);
-		}
-		html.raw("</svg>");
-		if (!spark) {
-			// Labels in HTML below the plot: the SVG stretches to the figure's width,
-			// text in it would stretch with it.
-			html.raw("<div class=\"ticks\"><span>")
-				.text(Html.span(step.multipliedBy(lines[0].length)) + " ago")
-				.raw("</span><span>peak ");
-			if (durations) {
-				html.text(Html.span(Duration.ofMillis(max)));
-			}
-			else {
-				html.count(max);
-			}
-			html.text(peakSuffix).raw("</span><span>now</span></div>");
-		}
+		return max;
 	}
 
-	private static void line(Html html, String kind, long[] values, long max, int width, int height, int top,
-			int bottom) {
+	private static Svg svg(boolean spark, String[] kinds, long[][] lines, long max) {
+		int width = spark ? 120 : WIDTH;
+		int height = spark ? 24 : HEIGHT;
+		int top = spark ? 2 : TOP;
+		int bottom = spark ? 2 : BOTTOM;
+		List<Svg.Line> drawn = new ArrayList<>(lines.length);
+		for (int i = 0; i < lines.length; i++) {
+			drawn.add(new Svg.Line(kinds[i], points(lines[i], max, width, height, top, bottom)));
+		}
+		return new Svg(spark ? "spark" : "plot", width, height, spark ? null : height - bottom, drawn);
+	}
+
+	private static String points(long[] values, long max, int width, int height, int top, int bottom) {
 		StringBuilder points = new StringBuilder();
 		double dx = (values.length > 1) ? (double) width / (values.length - 1) : width;
 		double range = height - top - bottom;
 		for (int i = 0; i < values.length; i++) {
 			double x = i * dx;
 			double y = height - bottom - range * values[i] / max;
-			points.append(String.format(Locale.ROOT, "%.1f,%.1f ", x, y));
+			points.append((i > 0) ? " " : "").append(String.format(Locale.ROOT, "%.1f,%.1f", x, y));
 		}
-		html.raw("<polyline class=\"").raw(kind).raw("\" points=\"").raw(points.toString().trim()).raw("\"/>");
+		return points.toString();
+	}
+
+	/**
+	 * A chart as the {@code chart} partial draws it.
+	 *
+	 * @param kind the figure's CSS class
+	 * @param id its element id
+	 * @param starts its {@code data-starts} (jobs started), or {@code null}
+	 * @param title its caption
+	 * @param legends one per line
+	 * @param svg the plot
+	 * @param ago how far back it goes ("1h")
+	 * @param peak the largest value, with its unit
+	 */
+	record View(String kind, String id, @Nullable Long starts, String title, List<Legend> legends, Svg svg, String ago,
+			String peak) {
+
+		/**
+		 * One line's legend.
+		 *
+		 * @param kind the line's CSS class
+		 * @param data the name of its {@code data-} attribute
+		 * @param value that attribute's value
+		 * @param label its text
+		 * @param shown the value as shown
+		 */
+		record Legend(String kind, String data, long value, String label, String shown) {
+		}
+
+	}
+
+	/**
+	 * An inline SVG plot (the {@code svg} partial).
+	 *
+	 * @param kind its CSS class
+	 * @param width its view box's width
+	 * @param height its view box's height
+	 * @param axis the height of the axis line, or {@code null} for none
+	 * @param lines the lines
+	 */
+	record Svg(String kind, int width, int height, @Nullable Integer axis, List<Line> lines) {
+
+		/**
+		 * One line.
+		 *
+		 * @param kind its CSS class
+		 * @param points its SVG points
+		 */
+		record Line(String kind, String points) {
+		}
+
 	}
 
 }

@@ -29,7 +29,14 @@ import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
 
 /**
  * The dashboard's routes, as Spring MVC functional endpoints: no controller scanning, no
- * template engine, nothing registered unless the auto-configuration asks for it.
+ * view resolver, nothing registered unless the auto-configuration asks for it. Each page
+ * computes a small model that its Mustache template draws ({@link DashboardTemplates}).
+ *
+ * <p>
+ * Links, assets, the CSRF cookie and redirects are below the servlet context path, which
+ * includes a forwarded prefix ({@code X-Forwarded-Prefix}) when the application applies
+ * forwarded headers with Spring's {@code ForwardedHeaderFilter}
+ * ({@code server.forward-headers-strategy=framework}).
  *
  * <p>
  * Pages are GETs that change nothing; every change is a POST to {@code <path>/actions}
@@ -68,6 +75,8 @@ public final class DashboardRoutes {
 
 	private final Layout layout;
 
+	private final DashboardTemplates templates = new DashboardTemplates();
+
 	public DashboardRoutes(Redeq redeq, @Nullable RedeqListenerEndpointRegistry listeners, DashboardSettings settings) {
 		this(redeq, redeq.client(), redeq.admin(), listeners, settings);
 	}
@@ -101,24 +110,25 @@ public final class DashboardRoutes {
 	public RouterFunction<ServerResponse> routes() {
 		String path = this.settings.path();
 		return RouterFunctions.route()
-			.GET(path, (request) -> page(request, this.overview::render))
-			.GET(path + "/", (request) -> page(request, this.overview::render))
+			.GET(path, (request) -> page(request, "overview", this.overview::render))
+			.GET(path + "/", (request) -> page(request, "overview", this.overview::render))
 			.GET(path + "/topics/{topic}",
-					(request) -> page(request, (context) -> this.topic.render(context, request.pathVariable("topic"))))
-			.GET(path + "/dead", (request) -> page(request, this.dead::render))
-			.GET(path + "/instance", (request) -> page(request, this.instance::render))
+					(request) -> page(request, "topic",
+							(context) -> this.topic.render(context, request.pathVariable("topic"))))
+			.GET(path + "/dead", (request) -> page(request, "dead", this.dead::render))
+			.GET(path + "/instance", (request) -> page(request, "instance", this.instance::render))
 			.GET(path + "/assets/{name}", this::asset)
 			.POST(path + "/actions", this::action)
 			.build();
 	}
 
-	private ServerResponse page(ServerRequest request, Function<PageContext, String> page) {
+	private ServerResponse page(ServerRequest request, String template, Function<PageContext, Object> model) {
 		ActionGuard.FormToken token = this.guard.tokenFor(request);
 		PageContext context = new PageContext(request, this.settings, this.guard.mayAct(request), token, Instant.now());
 		HttpStatus status = HttpStatus.OK;
 		String body;
 		try {
-			body = page.apply(context);
+			body = this.templates.render(template, model.apply(context));
 		}
 		catch (IllegalArgumentException ex) {
 			status = HttpStatus.BAD_REQUEST;
@@ -138,13 +148,12 @@ public final class DashboardRoutes {
 	}
 
 	private String problem(PageContext context, String title, @Nullable String detail) {
-		Html html = new Html();
-		html.raw("<h1>").text(title).raw("</h1><p class=\"flash bad\" id=\"problem\">").text(detail).raw("</p>");
-		return this.layout.page(context, title, "", this.redeq.snapshot(), html.toString());
+		return this.templates.render("problem",
+				new Problem(this.layout.frame(context, title, "", this.redeq.snapshot()), title, detail));
 	}
 
 	private ServerResponse action(ServerRequest request) {
-		String back = returnTo(request.param("return").orElse(null));
+		String back = returnTo(PageContext.base(request, this.settings), request.param("return").orElse(null));
 		String refusal = this.guard.refusal(request);
 		if (refusal != null) {
 			ServerResponse.BodyBuilder response = ServerResponse.status(HttpStatus.FORBIDDEN)
@@ -183,9 +192,11 @@ public final class DashboardRoutes {
 				? request.servletRequest().getUserPrincipal().getName() : "an unauthenticated user";
 	}
 
-	/** Where an action returns to: a page of the dashboard, never another site. */
-	private String returnTo(@Nullable String requested) {
-		String root = this.settings.path();
+	/**
+	 * Where an action returns to: a page of the dashboard, never another site.
+	 * @param root the dashboard's root as the browser sees it
+	 */
+	private static String returnTo(String root, @Nullable String requested) {
 		if (requested != null && requested.startsWith(root)) {
 			String rest = requested.substring(root.length());
 			if (rest.isEmpty() || (rest.charAt(0) == '/' && !rest.startsWith("//")) || rest.charAt(0) == '?') {
@@ -218,6 +229,16 @@ public final class DashboardRoutes {
 			.header("X-Frame-Options", "DENY")
 			.header("X-Content-Type-Options", "nosniff")
 			.header("Referrer-Policy", "same-origin");
+	}
+
+	/**
+	 * A page that could not be drawn ({@code problem.mustache}).
+	 *
+	 * @param frame the page's frame
+	 * @param heading what went wrong
+	 * @param detail the details, or {@code null}
+	 */
+	record Problem(Layout.Frame frame, String heading, @Nullable String detail) {
 	}
 
 }

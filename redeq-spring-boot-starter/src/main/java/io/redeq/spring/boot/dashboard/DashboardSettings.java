@@ -3,23 +3,21 @@ package io.redeq.spring.boot.dashboard;
 /**
  * What the dashboard was configured with ({@code redeq.dashboard.*}).
  *
- * @param path the path it is served under, starting with '/' and without a trailing '/'
+ * @param path the path it is served under (below the servlet context path), starting with
+ * '/' and without a trailing '/'
  * @param readOnly whether actions are hidden and refused
- * @param actionRole the role Spring Security must grant a user for actions
- * @param roleRequired whether the application runs Spring Security's filter chain, so
- * that actions need {@code actionRole}
+ * @param actionRole the role a signed-in user needs for actions
  */
-public record DashboardSettings(String path, boolean readOnly, String actionRole, boolean roleRequired) {
+public record DashboardSettings(String path, boolean readOnly, String actionRole) {
 
 	/**
 	 * Settings with the path normalised: a leading '/', no trailing one.
 	 * @param path the configured path
 	 * @param readOnly whether actions are hidden and refused
-	 * @param actionRole the role required for actions under Spring Security
-	 * @param roleRequired whether Spring Security's filter chain runs
+	 * @param actionRole the role a signed-in user needs for actions
 	 * @return the settings
 	 */
-	public static DashboardSettings of(String path, boolean readOnly, String actionRole, boolean roleRequired) {
+	public static DashboardSettings of(String path, boolean readOnly, String actionRole) {
 		String normalised = path.trim();
 		if (!normalised.startsWith("/")) {
 			normalised = "/" + normalised;
@@ -31,7 +29,12 @@ public record DashboardSettings(String path, boolean readOnly, String actionRole
 			throw new IllegalArgumentException(
 					"redeq.dashboard.path must name a path below the root, such as /redeq, but was '" + path + "'");
 		}
-		return new DashboardSettings(normalised, readOnly, actionRole, roleRequired);
+		if (actionRole.isBlank()) {
+			throw new IllegalArgumentException("redeq.dashboard.action-role must name the role a user needs for the "
+					+ "dashboard's actions, such as REDEQ_ADMIN, but was '" + actionRole
+					+ "'; set redeq.dashboard.read-only=true for a dashboard without actions");
+		}
+		return new DashboardSettings(normalised, readOnly, actionRole.trim());
 	}
 
 }

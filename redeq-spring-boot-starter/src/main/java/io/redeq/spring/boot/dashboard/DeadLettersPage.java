@@ -1,10 +1,14 @@
 package io.redeq.spring.boot.dashboard;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import org.jspecify.annotations.Nullable;
+
 import io.redeq.DeadJob;
+import io.redeq.JobState;
 import io.redeq.Redeq;
 import io.redeq.RedeqSnapshot;
 import io.redeq.TopicStats;
@@ -30,7 +34,7 @@ final class DeadLettersPage {
 		this.actions = actions;
 	}
 
-	String render(PageContext context) {
+	Model render(PageContext context) {
 		RedeqSnapshot snapshot = this.redeq.refreshSnapshot();
 		Map<String, Long> dead = new TreeMap<>();
 		for (TopicStats stats : snapshot.topics().values()) {
@@ -38,68 +42,62 @@ final class DeadLettersPage {
 				dead.put(stats.topic(), stats.dead());
 			}
 		}
-		Html html = new Html();
-		html.raw("<h1>Dead letters</h1>");
-		if (dead.isEmpty()) {
-			html.raw("<p class=\"empty\" id=\"no-dead\">No dead jobs. Jobs die when their attempts are used up or ")
-				.raw("their payload cannot be read; they stay here until requeued, purged or past the retention.</p>");
-		}
+		List<Topic> topics = new ArrayList<>(dead.size());
 		for (Map.Entry<String, Long> topic : dead.entrySet()) {
-			section(html, context, topic.getKey(), topic.getValue());
+			topics.add(topic(context, topic.getKey(), topic.getValue()));
 		}
-		return this.layout.page(context, "Dead letters", "dead", snapshot, html.toString());
+		return new Model(this.layout.frame(context, "Dead letters", "dead", snapshot), topics);
 	}
 
-	private void section(Html html, PageContext context, String topic, long count) {
+	private Topic topic(PageContext context, String topic, long count) {
 		List<DeadJob> jobs = this.redeq.admin().deadJobs(topic, 0, PER_TOPIC);
-		html.raw("<section class=\"dead-topic\"")
-			.attr("data-topic", topic)
-			.raw("><div class=\"toolbar\"><h2><a")
-			.attr("href", context.topicUrl(topic, "DEAD"))
-			.raw(">")
-			.text(topic)
-			.raw("</a> <span class=\"chip state-dead\"")
-			.attr("data-count", count)
-			.raw(">")
-			.count(count)
-			.raw(" dead</span></h2><span class=\"spacer\"></span>");
-		for (DashboardActions.Action action : this.actions.forDeadLetters(count)) {
-			Layout.actionForm(html, context, action, topic, null);
-		}
-		html.raw("</div><table class=\"grid\"><thead><tr><th>Id</th><th>Died</th><th class=\"num\">Attempts</th>")
-			.raw("<th>Error</th><th>Payload</th><th></th></tr></thead><tbody>");
+		List<Job> rows = new ArrayList<>(jobs.size());
 		for (DeadJob job : jobs) {
-			html.raw("<tr")
-				.attr("data-id", job.id())
-				.raw("><td><a class=\"id\"")
-				.attr("href", context.topicUrl(topic, "DEAD") + "&id=" + PageContext.encode(job.id()))
-				.raw(">")
-				.text(job.id())
-				.raw("</a></td><td>")
-				.time(job.diedAt(), context.now())
-				.raw("</td><td class=\"num\">")
-				.count(job.attempts())
-				.raw("</td><td class=\"error\">")
-				.text(job.lastError())
-				.raw("</td><td><code class=\"payload-inline\">")
-				.text(job.payload())
-				.raw("</code></td><td class=\"actions\">");
-			for (DashboardActions.Action action : this.actions.forJob(io.redeq.JobState.DEAD)) {
-				Layout.actionForm(html, context, action, topic, job.id());
-			}
-			html.raw("</td></tr>");
+			rows.add(new Job(job.id(), context.jobUrl(topic, "DEAD", job.id()),
+					Format.time(job.diedAt(), context.now()), Format.count(job.attempts()), job.lastError(),
+					job.payload(), Layout.forms(context, this.actions.forJob(JobState.DEAD), topic, job.id())));
 		}
-		html.raw("</tbody></table>");
-		if (count > jobs.size()) {
-			html.raw("<p class=\"more\"><a")
-				.attr("href", context.topicUrl(topic, "DEAD"))
-				.raw(">All ")
-				.count(count)
-				.raw(" dead jobs of ")
-				.text(topic)
-				.raw(" →</a></p>");
-		}
-		html.raw("</section>");
+		return new Topic(topic, context.topicUrl(topic, "DEAD"), count, Format.count(count),
+				Layout.forms(context, this.actions.forDeadLetters(count), topic, null), rows, count > jobs.size());
+	}
+
+	/**
+	 * The dead-letter page ({@code dead.mustache}).
+	 *
+	 * @param frame the page's frame
+	 * @param topics the topics with dead jobs
+	 */
+	record Model(Layout.Frame frame, List<Topic> topics) {
+	}
+
+	/**
+	 * A topic's dead jobs.
+	 *
+	 * @param topic the topic
+	 * @param href its page of dead jobs
+	 * @param count how many there are
+	 * @param shown the count as shown
+	 * @param forms what can be done to all of them
+	 * @param jobs the most recent ones
+	 * @param more whether there are more than shown
+	 */
+	record Topic(String topic, String href, long count, String shown, List<Layout.Form> forms, List<Job> jobs,
+			boolean more) {
+	}
+
+	/**
+	 * A dead job.
+	 *
+	 * @param id its id
+	 * @param href its page
+	 * @param died when it died
+	 * @param attempts its attempts, as shown
+	 * @param error its last error
+	 * @param payload its payload
+	 * @param forms what can be done to it
+	 */
+	record Job(String id, String href, Format.Time died, String attempts, @Nullable String error, String payload,
+			List<Layout.Form> forms) {
 	}
 
 }

@@ -1,7 +1,7 @@
 package io.redeq.spring.boot.dashboard;
 
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -35,73 +35,26 @@ final class InstancePage {
 		this.layout = layout;
 	}
 
-	String render(PageContext context) {
+	Model render(PageContext context) {
 		RedeqSnapshot snapshot = this.redeq.refreshSnapshot();
 		RedeqOptions options = this.redeq.options();
-		Html html = new Html();
-		html.raw("<h1>Instances</h1><p class=\"muted\">Every instance migrates the buckets it owns and runs its own ")
-			.raw("listeners; counts and history are shared. Each live instance describes itself with its heartbeat; ")
-			.raw("one that stops is gone from this list within the migrator's lock ttl.</p>");
-		instanceTable(html, context);
-		html.raw(
-				"<h2>This instance</h2><dl class=\"facts\" id=\"instance\"><dt>Instance id</dt><dd><code id=\"instance-id\">")
-			.text(this.redeq.instanceId())
-			.raw("</code></dd><dt>Key prefix</dt><dd><code>")
-			.text(options.prefix())
-			.raw("</code></dd><dt>Buckets</dt><dd>")
-			.count(options.buckets())
-			.raw("</dd><dt>Migrator</dt><dd>")
-			.text(options.migratorEnabled() ? "on" : "off")
-			.raw("</dd><dt>Owned buckets</dt><dd id=\"owned-buckets\">")
-			.text(snapshot.ownedBuckets().isEmpty() ? "none" : snapshot.ownedBuckets().toString())
-			.raw("</dd><dt>Migration lag</dt><dd>")
-			.text(Html.span(snapshot.migrationLag()))
-			.raw("</dd><dt>Snapshot</dt><dd>")
-			.time(snapshot.takenAt(), context.now())
-			.raw("</dd></dl>");
-		listenerTable(html, snapshot, options);
-		return this.layout.page(context, "Instances", "instance", snapshot, html.toString());
-	}
-
-	private void instanceTable(Html html, PageContext context) {
-		List<InstanceInfo> instances = this.redeq.admin().instances();
-		html.raw("<table class=\"grid\" id=\"instances\"><thead><tr><th>Instance</th><th>Host</th><th>Started</th>")
-			.raw("<th>Version</th><th>Owned buckets</th><th>Listeners (concurrency)</th></tr></thead><tbody>");
-		for (InstanceInfo instance : instances) {
-			boolean serving = instance.instanceId().equals(this.redeq.instanceId());
-			html.raw("<tr")
-				.attr("data-instance", instance.instanceId())
-				.raw("><td><code>")
-				.text(instance.instanceId())
-				.raw("</code>")
-				.raw(serving ? " <span class=\"badge ok\" id=\"serving\">serving this page</span>" : "")
-				.raw("</td><td>")
-				.text(instance.hostName())
-				.raw("</td><td>")
-				.time(instance.startedAt(), context.now())
-				.raw("</td><td>")
-				.text((instance.version() != null) ? instance.version() : "–")
-				.raw("</td><td class=\"buckets\">")
-				.text(buckets(instance.ownedBuckets()))
-				.raw("</td><td>");
-			if (instance.listeners().isEmpty()) {
-				html.raw("<span class=\"muted\">none</span>");
-			}
+		List<Instance> instances = new ArrayList<>();
+		for (InstanceInfo instance : this.redeq.admin().instances()) {
+			List<Instance.Listener> listening = new ArrayList<>();
 			for (InstanceInfo.Listener listener : instance.listeners()) {
-				html.raw("<span class=\"listener\"")
-					.attr("data-topic", listener.topic())
-					.raw(">")
-					.text(listener.topic() + " (" + listener.concurrency() + ")")
-					.raw(listener.paused() ? " <span class=\"badge bad\">paused</span>" : "")
-					.raw("</span> ");
+				listening.add(new Instance.Listener(listener.topic(), listener.concurrency(), listener.paused()));
 			}
-			html.raw("</td></tr>");
+			instances.add(new Instance(instance.instanceId(), instance.instanceId().equals(this.redeq.instanceId()),
+					instance.hostName(), Format.time(instance.startedAt(), context.now()),
+					(instance.version() != null) ? instance.version() : "–", buckets(instance.ownedBuckets()),
+					listening));
 		}
-		if (instances.isEmpty()) {
-			html.raw("<tr><td colspan=\"6\" class=\"empty\">No instance has described itself yet: ")
-				.raw("instances whose migrator is off do not heartbeat.</td></tr>");
-		}
-		html.raw("</tbody></table>");
+		Self self = new Self(this.redeq.instanceId(), options.prefix(), Format.count(options.buckets()),
+				options.migratorEnabled() ? "on" : "off",
+				snapshot.ownedBuckets().isEmpty() ? "none" : snapshot.ownedBuckets().toString(),
+				Format.span(snapshot.migrationLag()), Format.time(snapshot.takenAt(), context.now()));
+		return new Model(this.layout.frame(context, "Instances", "instance", snapshot), instances, self,
+				listeners(snapshot, options));
 	}
 
 	/**
@@ -128,46 +81,92 @@ final class InstancePage {
 		return ranges.toString();
 	}
 
-	private void listenerTable(Html html, RedeqSnapshot snapshot, RedeqOptions defaults) {
-		html.raw("<h2>Listeners</h2><table class=\"grid\" id=\"listeners\"><thead><tr><th>Topic</th><th>Method</th>")
-			.raw("<th class=\"num\">Concurrency</th><th class=\"num\">Max attempts</th><th>Timeout</th>")
-			.raw("<th>Running</th></tr></thead><tbody>");
+	private List<Listener> listeners(RedeqSnapshot snapshot, RedeqOptions defaults) {
+		List<Listener> rows = new ArrayList<>();
 		Set<String> described = new TreeSet<>();
 		if (this.listeners != null) {
-			for (Map.Entry<String, ListenerMethod> entry : this.listeners.listeners().entrySet()) {
-				ListenerMethod listener = entry.getValue();
+			for (ListenerMethod listener : this.listeners.listeners().values()) {
 				SubscriptionOptions options = this.listeners.subscriptionOptions(listener);
-				html.raw("<tr")
-					.attr("data-topic", listener.topic())
-					.raw("><td>")
-					.text(listener.topic())
-					.raw("</td><td><code>")
-					.text(listener.description())
-					.raw("</code></td><td class=\"num\">")
-					.count(options.concurrency(defaults))
-					.raw("</td><td class=\"num\">")
-					.count(options.maxAttempts(defaults))
-					.raw("</td><td>")
-					.text(Html.span(options.timeout(defaults)))
-					.raw("</td><td>")
-					.text((this.listeners.subscription(listener.topic()) != null) ? "yes" : "no")
-					.raw("</td></tr>");
+				rows.add(new Listener(listener.topic(), listener.description(),
+						Format.count(options.concurrency(defaults)), Format.count(options.maxAttempts(defaults)),
+						Format.span(options.timeout(defaults)),
+						(this.listeners.subscription(listener.topic()) != null) ? "yes" : "no"));
 				described.add(listener.topic());
 			}
 		}
 		for (String topic : snapshot.subscribedTopics()) {
 			if (described.add(topic)) {
-				html.raw("<tr")
-					.attr("data-topic", topic)
-					.raw("><td>")
-					.text(topic)
-					.raw("</td><td class=\"muted\">Redeq.subscribe</td><td></td><td></td><td></td><td>yes</td></tr>");
+				rows.add(new Listener(topic, null, "", "", "", "yes"));
 			}
 		}
-		if (described.isEmpty()) {
-			html.raw("<tr><td colspan=\"6\" class=\"empty\">This instance consumes no topic.</td></tr>");
+		return rows;
+	}
+
+	/**
+	 * The instances page ({@code instance.mustache}).
+	 *
+	 * @param frame the page's frame
+	 * @param instances every live instance
+	 * @param self the instance serving the page
+	 * @param listeners that instance's listeners and subscriptions
+	 */
+	record Model(Layout.Frame frame, List<Instance> instances, Self self, List<Listener> listeners) {
+	}
+
+	/**
+	 * A live instance, as its heartbeat describes it.
+	 *
+	 * @param id its id
+	 * @param serving whether it serves this page
+	 * @param host its host name
+	 * @param started when it started
+	 * @param version its redeq version, or a dash
+	 * @param buckets the buckets it owns, as ranges
+	 * @param listeners its subscriptions
+	 */
+	record Instance(String id, boolean serving, String host, Format.Time started, String version, String buckets,
+			List<Listener> listeners) {
+
+		/**
+		 * A subscription of the instance.
+		 *
+		 * @param topic its topic
+		 * @param concurrency its concurrency
+		 * @param paused whether its topic is paused
+		 */
+		record Listener(String topic, int concurrency, boolean paused) {
 		}
-		html.raw("</tbody></table>");
+
+	}
+
+	/**
+	 * What the instance serving the page knows of itself.
+	 *
+	 * @param id its id
+	 * @param prefix the key prefix
+	 * @param buckets the bucket count
+	 * @param migrator whether its migrator runs ("on", "off")
+	 * @param owned the buckets it owns
+	 * @param lag the migration lag
+	 * @param snapshot when the snapshot was taken
+	 */
+	record Self(String id, String prefix, String buckets, String migrator, String owned, String lag,
+			Format.Time snapshot) {
+	}
+
+	/**
+	 * A listener of this instance.
+	 *
+	 * @param topic its topic
+	 * @param method its method, or {@code null} for a {@code Redeq.subscribe}
+	 * subscription
+	 * @param concurrency its concurrency
+	 * @param maxAttempts its max attempts
+	 * @param timeout its timeout
+	 * @param running whether it runs ("yes", "no")
+	 */
+	record Listener(String topic, @Nullable String method, String concurrency, String maxAttempts, String timeout,
+			String running) {
 	}
 
 }

@@ -2,6 +2,7 @@ package io.redeq.spring.boot.dashboard;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
 import io.redeq.history.LatenessSeries;
 
@@ -62,31 +63,16 @@ record LatenessChart(Instant start, Duration step, long[] starts, long[] sumMill
 	}
 
 	/** The chart with its title and legend (average and max over the whole chart). */
-	void render(Html html, String title, String id) {
-		html.raw("<figure class=\"chart lateness\"")
-			.attr("id", id)
-			.attr("data-starts", Chart.total(this.starts))
-			.raw("><figcaption><span class=\"chart-title\">")
-			.text(title)
-			.raw("</span>");
-		legend(html, "late-average", "Average", overallAverageMillis());
-		legend(html, "late-max", "Max", peakMillis());
-		html.raw("</figcaption>");
-		Chart.plot(html, false, this.step, new String[] { "late-average", "late-max" },
-				new long[][] { averageMillis(), this.maxMillis }, " late", true);
-		html.raw("</figure>");
+	Chart.View view(String title, String id) {
+		List<Chart.View.Legend> legends = List.of(legend("late-average", "Average", overallAverageMillis()),
+				legend("late-max", "Max", peakMillis()));
+		return Chart.plot("chart lateness", id, Chart.total(this.starts), title, legends, this.step,
+				new String[] { "late-average", "late-max" }, new long[][] { averageMillis(), this.maxMillis }, " late",
+				true);
 	}
 
-	private static void legend(Html html, String kind, String label, long millis) {
-		html.raw("<span class=\"legend ")
-			.raw(kind)
-			.raw("\"")
-			.attr("data-ms", millis)
-			.raw("><i></i>")
-			.text(label)
-			.raw(" <b>")
-			.text(Html.span(Duration.ofMillis(millis)))
-			.raw("</b></span>");
+	private static Chart.View.Legend legend(String kind, String label, long millis) {
+		return new Chart.View.Legend(kind, "ms", millis, label, Format.span(Duration.ofMillis(millis)));
 	}
 
 }

@@ -1,13 +1,17 @@
 package io.redeq.spring.boot.dashboard;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import org.jspecify.annotations.Nullable;
 
 import io.redeq.Redeq;
 import io.redeq.RedeqSnapshot;
 
 /**
- * The frame of every page: head, navigation, Redis status, the message of the last
- * action, and the action forms.
+ * What the frame of every page shows (the {@code header} and {@code footer} partials):
+ * navigation, Redis status, the message of the last action; and the action forms the
+ * pages carry.
  */
 final class Layout {
 
@@ -17,96 +21,92 @@ final class Layout {
 		this.redeq = redeq;
 	}
 
-	/** The whole page around {@code body}. */
-	String page(PageContext context, String title, String section, RedeqSnapshot snapshot, String body) {
-		Html html = new Html();
-		html.raw("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">")
-			.raw("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
-			.raw("<title>")
-			.text(title + " · redeq")
-			.raw("</title>")
-			.raw("<link rel=\"stylesheet\"")
-			.attr("href", context.url("/assets/dashboard.css"))
-			.raw("><script defer")
-			.attr("src", context.url("/assets/dashboard.js"))
-			.raw("></script></head><body><header class=\"top\"><a class=\"brand\"")
-			.attr("href", context.url(""))
-			.raw(">redeq</a><span class=\"prefix\" title=\"Key prefix\">")
-			.text(this.redeq.options().prefix())
-			.raw("</span><nav>");
-		nav(html, context, "overview", "Overview", "", section);
-		nav(html, context, "dead", "Dead letters", "/dead", section);
-		nav(html, context, "instance", "Instances", "/instance", section);
-		html.raw("</nav><span class=\"spacer\"></span>");
-		if (!context.mayAct()) {
-			html.raw("<span class=\"badge muted\" id=\"read-only\">")
-				.text(context.settings().readOnly() ? "read-only" : "view only")
-				.raw("</span>");
-		}
-		if (snapshot.redisReachable()) {
-			html.raw("<span class=\"badge ok\" id=\"redis-status\">Redis up</span>");
-		}
-		else {
-			html.raw("<span class=\"badge bad\" id=\"redis-status\"")
-				.attr("title", snapshot.error())
-				.raw(">Redis unreachable</span>");
-		}
-		html.raw("<label class=\"refresh\"><input type=\"checkbox\" id=\"auto-refresh\"> auto-refresh</label>")
-			.raw("</header><main>");
-		message(html, context);
-		html.raw(body).raw("</main></body></html>");
-		return html.toString();
+	/** The frame of a page in a section of the navigation. */
+	Frame frame(PageContext context, String title, String section, RedeqSnapshot snapshot) {
+		List<Frame.Link> nav = List.of(link(context, "overview", "Overview", "", section),
+				link(context, "dead", "Dead letters", "/dead", section),
+				link(context, "instance", "Instances", "/instance", section));
+		String viewOnly = context.mayAct() ? null : (context.settings().readOnly() ? "read-only" : "view only");
+		return new Frame(title, context.base(), this.redeq.options().prefix(), nav, viewOnly, snapshot.redisReachable(),
+				snapshot.error(), context.request().param("msg").orElse(null),
+				context.request().param("err").orElse(null));
 	}
 
-	private static void nav(Html html, PageContext context, String id, String label, String below, String section) {
-		html.raw("<a").attr("href", context.url(below)).attr("id", "nav-" + id);
-		if (id.equals(section)) {
-			html.raw(" class=\"active\" aria-current=\"page\"");
-		}
-		html.raw(">").text(label).raw("</a>");
+	private static Frame.Link link(PageContext context, String id, String label, String below, String section) {
+		return new Frame.Link(id, label, context.url(below), id.equals(section));
 	}
 
-	private static void message(Html html, PageContext context) {
-		context.request()
-			.param("msg")
-			.ifPresent((msg) -> html.raw("<p class=\"flash ok\" id=\"flash\" role=\"status\">").text(msg).raw("</p>"));
-		context.request()
-			.param("err")
-			.ifPresent((err) -> html.raw("<p class=\"flash bad\" id=\"flash\" role=\"alert\">").text(err).raw("</p>"));
-	}
-
-	/** A one-button form that posts an action, or nothing when the user may not act. */
-	static void actionForm(Html html, PageContext context, DashboardActions.Action action, String topic,
+	/**
+	 * One-button forms that post these actions, or none when the user may not act.
+	 * @param id the job's id, or {@code null} for an action on the whole topic
+	 */
+	static List<Form> forms(PageContext context, List<DashboardActions.Action> actions, String topic,
 			@Nullable String id) {
 		if (!context.mayAct()) {
-			return;
+			return List.of();
 		}
-		html.raw("<form method=\"post\" class=\"inline\"").attr("action", context.url("/actions"));
-		if (action.confirm() != null) {
-			html.attr("data-confirm", action.confirm());
+		List<Form> forms = new ArrayList<>(actions.size());
+		for (DashboardActions.Action action : actions) {
+			List<ActionGuard.FormToken.Field> fields = new ArrayList<>();
+			fields.add(new ActionGuard.FormToken.Field("action", action.name()));
+			fields.add(new ActionGuard.FormToken.Field("topic", topic));
+			if (id != null) {
+				fields.add(new ActionGuard.FormToken.Field("id", id));
+			}
+			fields.add(new ActionGuard.FormToken.Field("return", context.here()));
+			fields.add(context.token().own());
+			if (context.token().security() != null) {
+				fields.add(context.token().security());
+			}
+			forms.add(new Form(context.url("/actions"), action.name(), action.label(), action.confirm(),
+					(id != null) ? id : topic, fields));
 		}
-		html.raw(">");
-		hidden(html, "action", action.name());
-		hidden(html, "topic", topic);
-		if (id != null) {
-			hidden(html, "id", id);
-		}
-		hidden(html, "return", context.here());
-		hidden(html, context.token().own().name(), context.token().own().value());
-		if (context.token().security() != null) {
-			hidden(html, context.token().security().name(), context.token().security().value());
-		}
-		html.raw("<button type=\"submit\"")
-			.attr("class", "action " + action.name())
-			.attr("data-action", action.name())
-			.attr("data-id", (id != null) ? id : topic)
-			.raw(">")
-			.text(action.label())
-			.raw("</button></form>");
+		return forms;
 	}
 
-	private static void hidden(Html html, String name, String value) {
-		html.raw("<input type=\"hidden\"").attr("name", name).attr("value", value).raw(">");
+	/**
+	 * The frame of a page.
+	 *
+	 * @param title the page's title
+	 * @param base where the dashboard is, as the browser sees it (context path and
+	 * forwarded prefix included)
+	 * @param prefix redeq's key prefix
+	 * @param nav the navigation's links
+	 * @param viewOnly why there are no actions ("read-only", "view only"), or
+	 * {@code null}
+	 * @param redisUp whether Redis answered
+	 * @param redisError why it did not, or {@code null}
+	 * @param message what the last action did, or {@code null}
+	 * @param error why the last action failed, or {@code null}
+	 */
+	record Frame(String title, String base, String prefix, List<Link> nav, @Nullable String viewOnly, boolean redisUp,
+			@Nullable String redisError, @Nullable String message, @Nullable String error) {
+
+		/**
+		 * A link of the navigation.
+		 *
+		 * @param id its element id is {@code nav-<id>}
+		 * @param label its text
+		 * @param href where it goes
+		 * @param active whether it is the current section
+		 */
+		record Link(String id, String label, String href, boolean active) {
+		}
+
+	}
+
+	/**
+	 * A one-button form that posts an action (the {@code form} partial).
+	 *
+	 * @param url where it posts to
+	 * @param name the action's name
+	 * @param label the button's text
+	 * @param confirm the question the browser asks first, or {@code null}
+	 * @param target the job's id or the topic, for the button's {@code data-id}
+	 * @param fields the hidden fields: action, topic, id, return and CSRF tokens
+	 */
+	record Form(String url, String name, String label, @Nullable String confirm, String target,
+			List<ActionGuard.FormToken.Field> fields) {
 	}
 
 }

@@ -1,10 +1,15 @@
 package io.redeq.spring.boot.dashboard;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+
+import org.jspecify.annotations.Nullable;
 
 import io.redeq.Redeq;
 import io.redeq.RedeqException;
@@ -30,33 +35,35 @@ final class OverviewPage {
 		this.layout = layout;
 	}
 
-	String render(PageContext context) {
+	Model render(PageContext context) {
 		RedeqSnapshot snapshot = this.redeq.refreshSnapshot();
 		Map<String, TopicStats> topics = new TreeMap<>(snapshot.topics());
 		for (String topic : knownTopics(snapshot)) {
 			topics.putIfAbsent(topic, new TopicStats(topic, 0, 0, 0, 0));
 		}
-		Map<String, Chart> charts = new TreeMap<>();
 		Chart all = null;
 		LatenessChart allLateness = null;
-		for (String topic : topics.keySet()) {
+		List<Row> rows = new ArrayList<>(topics.size());
+		for (TopicStats stats : topics.values()) {
+			String topic = stats.topic();
 			Chart chart = Chart.of(this.redeq.history().lastMinutes(topic, MINUTES), 1);
-			charts.put(topic, chart);
 			all = (all != null) ? all.plus(chart) : chart;
 			LatenessChart lateness = LatenessChart.of(this.redeq.history().latenessLastMinutes(topic, MINUTES));
 			allLateness = (allLateness != null) ? allLateness.plus(lateness) : lateness;
+			Duration wait = snapshot.oldestReadyWait().get(topic);
+			List<Cell> counts = List.of(cell(context, topic, "DELAYED", stats.delayed()),
+					cell(context, topic, "READY", stats.ready()), cell(context, topic, "IN_FLIGHT", stats.inFlight()),
+					cell(context, topic, "DEAD", stats.dead()));
+			rows.add(new Row(topic, context.topicUrl(topic, null), snapshot.pausedTopics().contains(topic), counts,
+					(wait != null) ? Format.span(wait) : "–", Format.count(Chart.total(chart.completed())),
+					Format.count(Chart.total(chart.failed())), chart.sparkline()));
 		}
-		Html html = new Html();
-		html.raw("<h1>Overview</h1>");
-		cards(html, context, snapshot, topics);
-		if (all != null) {
-			all.render(html, "All topics, last hour", "chart-all");
-		}
-		if (allLateness != null) {
-			allLateness.render(html, "Lateness, all topics, last hour", "chart-lateness");
-		}
-		table(html, context, snapshot, topics, charts);
-		return this.layout.page(context, "Overview", "overview", snapshot, html.toString());
+		return new Model(this.layout.frame(context, "Overview", "overview", snapshot), cards(topics),
+				Format.span(snapshot.migrationLag()), snapshot.migrationLag().compareTo(Duration.ofSeconds(5)) > 0,
+				Format.time(snapshot.takenAt(), context.now()),
+				(all != null) ? all.view("All topics, last hour", "chart-all") : null,
+				(allLateness != null) ? allLateness.view("Lateness, all topics, last hour", "chart-lateness") : null,
+				rows);
 	}
 
 	private Set<String> knownTopics(RedeqSnapshot snapshot) {
@@ -71,7 +78,7 @@ final class OverviewPage {
 		}
 	}
 
-	private static void cards(Html html, PageContext context, RedeqSnapshot snapshot, Map<String, TopicStats> topics) {
+	private static List<Card> cards(Map<String, TopicStats> topics) {
 		long delayed = 0;
 		long ready = 0;
 		long inFlight = 0;
@@ -82,81 +89,74 @@ final class OverviewPage {
 			inFlight += stats.inFlight();
 			dead += stats.dead();
 		}
-		html.raw("<section class=\"cards\">");
-		card(html, "topics", "Topics", topics.size(), "");
-		card(html, "delayed", "Delayed", delayed, "state-delayed");
-		card(html, "ready", "Ready", ready, "state-ready");
-		card(html, "in-flight", "In flight", inFlight, "state-in_flight");
-		card(html, "dead", "Dead", dead, (dead > 0) ? "state-dead" : "");
-		html.raw("<div class=\"card\" id=\"card-migration-lag\"><span>Migration lag</span><b")
-			.attr("class", (snapshot.migrationLag().compareTo(Duration.ofSeconds(5)) > 0) ? "warn" : "")
-			.raw(">")
-			.text(Html.span(snapshot.migrationLag()))
-			.raw("</b><small>most overdue delayed job</small></div>");
-		html.raw("<div class=\"card\" id=\"card-snapshot\"><span>Counted</span><b>")
-			.time(snapshot.takenAt(), context.now())
-			.raw("</b><small>exact, over all buckets</small></div></section>");
+		return List.of(card("topics", "Topics", topics.size(), ""),
+				card("delayed", "Delayed", delayed, "state-delayed"), card("ready", "Ready", ready, "state-ready"),
+				card("in-flight", "In flight", inFlight, "state-in_flight"),
+				card("dead", "Dead", dead, (dead > 0) ? "state-dead" : ""));
 	}
 
-	private static void card(Html html, String id, String label, long value, String kind) {
-		html.raw("<div class=\"card\"")
-			.attr("id", "card-" + id)
-			.raw("><span>")
-			.text(label)
-			.raw("</span><b")
-			.attr("class", kind)
-			.attr("data-count", value)
-			.raw(">")
-			.count(value)
-			.raw("</b></div>");
+	private static Card card(String id, String label, long value, String kind) {
+		return new Card(id, label, value, Format.count(value), kind);
 	}
 
-	private static void table(Html html, PageContext context, RedeqSnapshot snapshot, Map<String, TopicStats> topics,
-			Map<String, Chart> charts) {
-		html.raw("<table class=\"grid\" id=\"topics\"><thead><tr><th>Topic</th><th class=\"num\">Delayed</th>")
-			.raw("<th class=\"num\">Ready</th><th class=\"num\">In flight</th><th class=\"num\">Dead</th>")
-			.raw("<th class=\"num\">Oldest ready</th><th class=\"num\">Done 1h</th><th class=\"num\">Failed 1h</th>")
-			.raw("<th>Last hour</th></tr></thead><tbody>");
-		if (topics.isEmpty()) {
-			html.raw("<tr><td colspan=\"9\" class=\"empty\">No topic has had a job under this prefix yet.</td></tr>");
-		}
-		for (TopicStats stats : topics.values()) {
-			String topic = stats.topic();
-			Chart chart = charts.get(topic);
-			html.raw("<tr")
-				.attr("data-topic", topic)
-				.raw("><td><a")
-				.attr("href", context.topicUrl(topic, null))
-				.raw(">")
-				.text(topic)
-				.raw("</a>");
-			if (snapshot.pausedTopics().contains(topic)) {
-				html.raw(" <span class=\"badge bad\" data-paused>paused</span>");
-			}
-			html.raw("</td>");
-			countCell(html, context, topic, "DELAYED", stats.delayed());
-			countCell(html, context, topic, "READY", stats.ready());
-			countCell(html, context, topic, "IN_FLIGHT", stats.inFlight());
-			countCell(html, context, topic, "DEAD", stats.dead());
-			Duration wait = snapshot.oldestReadyWait().get(topic);
-			html.raw("<td class=\"num\">").text((wait != null) ? Html.span(wait) : "–").raw("</td>");
-			html.raw("<td class=\"num\" data-kind=\"completed\">").count(Chart.total(chart.completed())).raw("</td>");
-			html.raw("<td class=\"num\" data-kind=\"failed\">").count(Chart.total(chart.failed())).raw("</td><td>");
-			chart.sparkline(html);
-			html.raw("</td></tr>");
-		}
-		html.raw("</tbody></table>");
+	private static Cell cell(PageContext context, String topic, String state, long count) {
+		return new Cell(state, (count > 0) ? "state-" + state.toLowerCase(Locale.ROOT) : "zero",
+				context.topicUrl(topic, state), Format.count(count));
 	}
 
-	private static void countCell(Html html, PageContext context, String topic, String state, long count) {
-		html.raw("<td class=\"num\"")
-			.attr("data-state", state)
-			.raw("><a")
-			.attr("class", (count > 0) ? "state-" + state.toLowerCase(java.util.Locale.ROOT) : "zero")
-			.attr("href", context.topicUrl(topic, state))
-			.raw(">")
-			.count(count)
-			.raw("</a></td>");
+	/**
+	 * The overview ({@code overview.mustache}).
+	 *
+	 * @param frame the page's frame
+	 * @param cards the totals by state
+	 * @param lag the migration lag
+	 * @param lagWarn whether it is large enough to stand out
+	 * @param counted when the counts were taken
+	 * @param all the throughput of all topics, or {@code null} when there is none
+	 * @param lateness the lateness of all topics, or {@code null} when there is none
+	 * @param topics one row per topic
+	 */
+	record Model(Layout.Frame frame, List<Card> cards, String lag, boolean lagWarn, Format.Time counted,
+			Chart.@Nullable View all, Chart.@Nullable View lateness, List<Row> topics) {
+	}
+
+	/**
+	 * A total.
+	 *
+	 * @param id its element id is {@code card-<id>}
+	 * @param label its name
+	 * @param value the number
+	 * @param shown the number as shown
+	 * @param kind its CSS class
+	 */
+	record Card(String id, String label, long value, String shown, String kind) {
+	}
+
+	/**
+	 * A topic's row.
+	 *
+	 * @param topic the topic
+	 * @param href its page
+	 * @param paused whether it is paused
+	 * @param counts its counts by state
+	 * @param oldestReady how long its oldest READY job has waited
+	 * @param completed jobs completed in the last hour
+	 * @param failed attempts failed in the last hour
+	 * @param spark its last hour as a sparkline
+	 */
+	record Row(String topic, String href, boolean paused, List<Cell> counts, String oldestReady, String completed,
+			String failed, Chart.Svg spark) {
+	}
+
+	/**
+	 * A count linking to the jobs it counts.
+	 *
+	 * @param state the state
+	 * @param kind its CSS class
+	 * @param href the topic's page in that state
+	 * @param shown the count as shown
+	 */
+	record Cell(String state, String kind, String href, String shown) {
 	}
 
 }

@@ -1,5 +1,6 @@
 package io.redeq.spring.boot.dashboard;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -37,35 +38,37 @@ final class TopicPage {
 		this.actions = actions;
 	}
 
-	String render(PageContext context, String topic) {
+	Model render(PageContext context, String topic) {
 		TopicStats stats = this.redeq.admin().stats(topic);
 		JobState state = context.request().param("state").map(TopicPage::stateOf).orElseGet(() -> busiest(stats));
 		int page = context.request().param("page").map(Integer::parseInt).orElse(0);
 		page = Math.max(0, Math.min(page, MAX_WINDOW / PAGE_SIZE - 1));
 		boolean paused = this.redeq.admin().isPaused(topic);
-		Html html = new Html();
-		html.raw("<h1><a")
-			.attr("href", context.url(""))
-			.raw(">Topics</a> / <span id=\"topic-name\">")
-			.text(topic)
-			.raw("</span>")
-			.raw(paused ? " <span class=\"badge bad\" id=\"paused\">paused: no instance claims its jobs</span>" : "")
-			.raw("</h1>");
-		html.raw("<div class=\"toolbar\">");
-		search(html, context, topic);
-		html.raw("<span class=\"spacer\"></span>");
-		for (DashboardActions.Action action : this.actions.forTopic(stats, paused)) {
-			Layout.actionForm(html, context, action, topic, null);
+		String searched = context.request().param("id").orElse("");
+		Found found = searched.isBlank() ? null : found(context, topic, searched.trim());
+		List<Tab> tabs = new ArrayList<>();
+		for (JobState each : JobState.values()) {
+			tabs.add(new Tab(context.topicUrl(topic, each.name()), each.name(),
+					"tab " + kind(each) + ((each == state) ? " active" : ""), label(each),
+					Format.count(count(stats, each))));
 		}
-		html.raw("</div>");
-		context.request()
-			.param("id")
-			.filter((id) -> !id.isBlank())
-			.ifPresent((id) -> found(html, context, topic, id.trim()));
-		charts(html, topic);
-		tabs(html, context, topic, stats, state);
-		jobs(html, context, topic, state, page, count(stats, state));
-		return this.layout.page(context, topic, "overview", this.redeq.snapshot(), html.toString());
+		int offset = page * PAGE_SIZE;
+		List<JobView> views = this.redeq.admin().jobs(topic, state, offset, PAGE_SIZE);
+		List<Job> jobs = new ArrayList<>(views.size());
+		for (JobView job : views) {
+			jobs.add(new Job(job.id(), context.jobUrl(topic, state.name(), job.id()),
+					Format.time(job.dueAt(), context.now()), Format.count(job.attempts()),
+					Format.time(job.createdAt(), context.now()), Format.time(job.leaseDeadline(), context.now()),
+					job.instance(), preview(job.lastError()), payload(job.payload()),
+					Layout.forms(context, this.actions.forJob(state), topic, job.id())));
+		}
+		String none = "No " + label(state).toLowerCase(Locale.ROOT) + " jobs" + ((page > 0) ? " on this page" : "")
+				+ ".";
+		return new Model(this.layout.frame(context, topic, "overview", this.redeq.snapshot()), topic, context.url(""),
+				paused, context.topicUrl(topic, null), searched,
+				Layout.forms(context, this.actions.forTopic(stats, paused), topic, null), found, charts(topic), tabs,
+				state.name(), (state == JobState.DEAD) ? "Last due" : "Due", state == JobState.IN_FLIGHT, jobs, none,
+				pager(context, topic, state, page, views.size(), count(stats, state)));
 	}
 
 	private static JobState stateOf(String name) {
@@ -97,75 +100,28 @@ final class TopicPage {
 		};
 	}
 
-	private static void search(Html html, PageContext context, String topic) {
-		html.raw("<form method=\"get\" class=\"search\"")
-			.attr("action", context.topicUrl(topic, null))
-			.raw("><input type=\"search\" name=\"id\" id=\"search-id\" placeholder=\"Find a job by id\"")
-			.attr("value", context.request().param("id").orElse(""))
-			.raw("><button type=\"submit\" id=\"search-button\">Find</button></form>");
-	}
-
-	private void found(Html html, PageContext context, String topic, String id) {
+	private Found found(PageContext context, String topic, String id) {
 		Optional<JobView> job = this.redeq.admin().job(topic, id);
-		html.raw("<section class=\"found\" id=\"found\">");
 		if (job.isEmpty()) {
-			html.raw("<p class=\"empty\">No waiting, running or dead job of ")
-				.text(topic)
-				.raw(" has the id <code>")
-				.text(id)
-				.raw("</code>. Finished and cancelled jobs are gone from Redis.</p></section>");
-			return;
+			return new Found(topic, id, null);
 		}
 		JobView view = job.get();
-		html.raw("<dl class=\"facts\"><dt>Id</dt><dd><code>").text(view.id()).raw("</code></dd><dt>State</dt><dd>");
-		stateChip(html, view.state());
-		html.raw("</dd><dt>Due</dt><dd>")
-			.time(view.dueAt(), context.now())
-			.raw("</dd><dt>Attempts</dt><dd>")
-			.count(view.attempts())
-			.raw("</dd><dt>Created</dt><dd>")
-			.time(view.createdAt(), context.now())
-			.raw("</dd>");
-		if (view.leaseDeadline() != null) {
-			html.raw("<dt>Lease until</dt><dd>").time(view.leaseDeadline(), context.now()).raw("</dd>");
-			html.raw("<dt>Instance</dt><dd><code>").text(view.instance()).raw("</code></dd>");
-		}
-		if (view.lastError() != null) {
-			html.raw("<dt>Last error</dt><dd class=\"error\">").text(view.lastError()).raw("</dd>");
-		}
-		html.raw("</dl><pre class=\"payload\" data-json>").text(view.payload()).raw("</pre>");
-		for (DashboardActions.Action action : this.actions.forJob(view.state())) {
-			Layout.actionForm(html, context, action, topic, view.id());
-		}
-		html.raw("</section>");
+		return new Found(topic, id,
+				new Found.Facts(view.id(), kind(view.state()), label(view.state()),
+						Format.time(view.dueAt(), context.now()), Format.count(view.attempts()),
+						Format.time(view.createdAt(), context.now()),
+						(view.leaseDeadline() != null) ? Format.time(view.leaseDeadline(), context.now()) : null,
+						view.instance(), view.lastError(), view.payload(),
+						Layout.forms(context, this.actions.forJob(view.state()), topic, view.id())));
 	}
 
-	private void charts(Html html, String topic) {
+	private List<Chart.View> charts(String topic) {
 		JobHistory history = this.redeq.history();
-		html.raw("<section class=\"charts\">");
-		Chart.of(history.lastMinutes(topic, 60), 1).render(html, "Last hour, per minute", "chart-hour");
-		Chart.of(history.lastMinutes(topic, 24 * 60), 15).render(html, "Last 24 hours, per 15 minutes", "chart-day");
-		Chart.of(history.lastHours(topic, 30 * 24), 24).render(html, "Last 30 days, per day", "chart-month");
-		LatenessChart.of(history.latenessLastMinutes(topic, 60))
-			.render(html, "Lateness, last hour, per minute", "chart-lateness");
-		html.raw("</section>");
-	}
-
-	private static void tabs(Html html, PageContext context, String topic, TopicStats stats, JobState current) {
-		html.raw("<nav class=\"tabs\" id=\"state-tabs\">");
-		for (JobState state : JobState.values()) {
-			html.raw("<a")
-				.attr("href", context.topicUrl(topic, state.name()))
-				.attr("data-state", state.name())
-				.attr("class",
-						"tab state-" + state.name().toLowerCase(Locale.ROOT) + ((state == current) ? " active" : ""))
-				.raw(">")
-				.text(label(state))
-				.raw(" <b>")
-				.count(count(stats, state))
-				.raw("</b></a>");
-		}
-		html.raw("</nav>");
+		return List.of(Chart.of(history.lastMinutes(topic, 60), 1).view("Last hour, per minute", "chart-hour"),
+				Chart.of(history.lastMinutes(topic, 24 * 60), 15).view("Last 24 hours, per 15 minutes", "chart-day"),
+				Chart.of(history.lastHours(topic, 30 * 24), 24).view("Last 30 days, per day", "chart-month"),
+				LatenessChart.of(history.latenessLastMinutes(topic, 60))
+					.view("Lateness, last hour, per minute", "chart-lateness"));
 	}
 
 	static String label(JobState state) {
@@ -177,77 +133,13 @@ final class TopicPage {
 		};
 	}
 
-	static void stateChip(Html html, JobState state) {
-		html.raw("<span")
-			.attr("class", "chip state-" + state.name().toLowerCase(Locale.ROOT))
-			.raw(">")
-			.text(label(state))
-			.raw("</span>");
+	/** The CSS class of a state. */
+	private static String kind(JobState state) {
+		return "state-" + state.name().toLowerCase(Locale.ROOT);
 	}
 
-	private void jobs(Html html, PageContext context, String topic, JobState state, int page, long total) {
-		int offset = page * PAGE_SIZE;
-		List<JobView> jobs = this.redeq.admin().jobs(topic, state, offset, PAGE_SIZE);
-		boolean inFlight = state == JobState.IN_FLIGHT;
-		html.raw("<table class=\"grid jobs\" id=\"jobs\"")
-			.attr("data-state", state.name())
-			.raw("><thead><tr><th>Id</th><th>")
-			.text((state == JobState.DEAD) ? "Last due" : "Due")
-			.raw("</th><th class=\"num\">Attempts</th><th>Created</th>");
-		if (inFlight) {
-			html.raw("<th>Lease until</th><th>Instance</th>");
-		}
-		html.raw("<th>Last error</th><th>Payload</th><th></th></tr></thead><tbody>");
-		if (jobs.isEmpty()) {
-			html.raw("<tr><td colspan=\"9\" class=\"empty\">No ")
-				.text(label(state).toLowerCase(Locale.ROOT))
-				.raw(" jobs")
-				.text((page > 0) ? " on this page" : "")
-				.raw(".</td></tr>");
-		}
-		for (JobView job : jobs) {
-			html.raw("<tr")
-				.attr("data-id", job.id())
-				.raw("><td><a class=\"id\"")
-				.attr("href", context.topicUrl(topic, state.name()) + "&id=" + PageContext.encode(job.id()))
-				.raw(">")
-				.text(job.id())
-				.raw("</a></td><td>")
-				.time(job.dueAt(), context.now())
-				.raw("</td><td class=\"num\">")
-				.count(job.attempts())
-				.raw("</td><td>")
-				.time(job.createdAt(), context.now())
-				.raw("</td>");
-			if (inFlight) {
-				html.raw("<td>")
-					.time(job.leaseDeadline(), context.now())
-					.raw("</td><td><code>")
-					.text(job.instance())
-					.raw("</code></td>");
-			}
-			html.raw("<td class=\"error\">").text(preview(job.lastError())).raw("</td><td>");
-			payload(html, job.payload());
-			html.raw("</td><td class=\"actions\">");
-			for (DashboardActions.Action action : this.actions.forJob(state)) {
-				Layout.actionForm(html, context, action, topic, job.id());
-			}
-			html.raw("</td></tr>");
-		}
-		html.raw("</tbody></table>");
-		pager(html, context, topic, state, page, jobs.size(), total);
-	}
-
-	private static void payload(Html html, String payload) {
-		if (payload.length() <= PREVIEW) {
-			html.raw("<code class=\"payload-inline\">").text(payload).raw("</code>");
-			return;
-		}
-		html.raw("<details><summary><code>")
-			.text(preview(payload))
-			.raw("</code></summary><pre class=\"payload\" data-json>")
-			.text(payload)
-			.raw("</pre></details>");
+	private static Payload payload(String payload) {
+		return (payload.length() <= PREVIEW) ? new Payload(payload, null) : new Payload(preview(payload), payload);
 	}
 
 	private static String preview(@Nullable String text) {
@@ -257,31 +149,133 @@ final class TopicPage {
 		return (text.length() <= PREVIEW) ? text : text.substring(0, PREVIEW) + "…";
 	}
 
-	private static void pager(Html html, PageContext context, String topic, JobState state, int page, int shown,
-			long total) {
+	private static Pager pager(PageContext context, String topic, JobState state, int page, int shown, long total) {
 		int from = page * PAGE_SIZE;
-		html.raw("<nav class=\"pager\" id=\"pager\"><span>");
-		if (shown > 0) {
-			html.count(from + 1).raw("–").count(from + shown).raw(" of ").count(total);
-		}
-		html.raw("</span>");
+		String range = (shown > 0)
+				? Format.count(from + 1) + "–" + Format.count(from + shown) + " of " + Format.count(total) : "";
 		String base = context.topicUrl(topic, state.name()) + "&page=";
-		if (page > 0) {
-			html.raw("<a rel=\"prev\" id=\"page-prev\"")
-				.attr("href", base + (page - 1))
-				.raw(">")
-				.text((state == JobState.DEAD) ? "← Newer" : "← Earlier")
-				.raw("</a>");
-		}
+		boolean dead = state == JobState.DEAD;
+		Pager.Link prev = (page > 0) ? new Pager.Link(base + (page - 1), dead ? "← Newer" : "← Earlier") : null;
 		boolean more = shown == PAGE_SIZE && from + shown < total && from + shown + PAGE_SIZE <= MAX_WINDOW;
-		if (more) {
-			html.raw("<a rel=\"next\" id=\"page-next\"")
-				.attr("href", base + (page + 1))
-				.raw(">")
-				.text((state == JobState.DEAD) ? "Older →" : "Later →")
-				.raw("</a>");
+		Pager.Link next = more ? new Pager.Link(base + (page + 1), dead ? "Older →" : "Later →") : null;
+		return new Pager(range, prev, next);
+	}
+
+	/**
+	 * A topic's page ({@code topic.mustache}).
+	 *
+	 * @param frame the page's frame
+	 * @param topic the topic
+	 * @param overview the overview's address
+	 * @param paused whether the topic is paused
+	 * @param search where the search form goes
+	 * @param searched the id searched for, or empty
+	 * @param forms what can be done to the whole topic
+	 * @param found the job searched for, or {@code null} when there was no search
+	 * @param charts its charts
+	 * @param tabs one per state
+	 * @param state the state whose jobs are listed
+	 * @param dueHeading the heading of the due column
+	 * @param inFlight whether the jobs are in flight (with lease and instance columns)
+	 * @param jobs this page of jobs
+	 * @param none what an empty page says
+	 * @param pager the links to the pages before and after
+	 */
+	record Model(Layout.Frame frame, String topic, String overview, boolean paused, String search, String searched,
+			List<Layout.Form> forms, @Nullable Found found, List<Chart.View> charts, List<Tab> tabs, String state,
+			String dueHeading, boolean inFlight, List<Job> jobs, String none, Pager pager) {
+	}
+
+	/**
+	 * The answer to a search by id.
+	 *
+	 * @param topic the topic
+	 * @param id the id searched for
+	 * @param job the job, or {@code null} when no job has that id
+	 */
+	record Found(String topic, String id, @Nullable Facts job) {
+
+		/**
+		 * All about one job.
+		 *
+		 * @param id its id
+		 * @param stateKind its state's CSS class
+		 * @param stateLabel its state
+		 * @param due its due time
+		 * @param attempts its attempts
+		 * @param created when it was scheduled
+		 * @param lease its lease deadline, or {@code null} unless in flight
+		 * @param instance the instance that holds it, or {@code null}
+		 * @param error its last error, or {@code null}
+		 * @param payload its whole payload
+		 * @param forms what can be done to it
+		 */
+		record Facts(String id, String stateKind, String stateLabel, Format.Time due, String attempts,
+				Format.Time created, Format.@Nullable Time lease, @Nullable String instance, @Nullable String error,
+				String payload, List<Layout.Form> forms) {
 		}
-		html.raw("</nav>");
+
+	}
+
+	/**
+	 * A tab of the state tabs.
+	 *
+	 * @param href the topic's page in that state
+	 * @param state the state's name
+	 * @param kind its CSS classes
+	 * @param label the state, in words
+	 * @param shown the topic's count in that state
+	 */
+	record Tab(String href, String state, String kind, String label, String shown) {
+	}
+
+	/**
+	 * A job's row.
+	 *
+	 * @param id its id
+	 * @param href its page
+	 * @param due its due time
+	 * @param attempts its attempts
+	 * @param created when it was scheduled
+	 * @param lease its lease deadline (in flight)
+	 * @param instance the instance that holds it (in flight), or {@code null}
+	 * @param error the start of its last error
+	 * @param payload its payload
+	 * @param forms what can be done to it
+	 */
+	record Job(String id, String href, Format.Time due, String attempts, Format.Time created, Format.Time lease,
+			@Nullable String instance, String error, Payload payload, List<Layout.Form> forms) {
+	}
+
+	/**
+	 * A payload in a table cell: whole when short, else its start with the whole behind
+	 * it.
+	 *
+	 * @param preview what the cell shows
+	 * @param whole the whole payload when it is longer than the preview, else
+	 * {@code null}
+	 */
+	record Payload(String preview, @Nullable String whole) {
+	}
+
+	/**
+	 * The pager below the jobs.
+	 *
+	 * @param range which jobs the page shows ("1–25 of 80"), or empty
+	 * @param prev the page before, or {@code null}
+	 * @param next the page after, or {@code null}
+	 */
+	record Pager(String range, @Nullable Link prev, @Nullable Link next) {
+
+		/**
+		 * A link to another page.
+		 *
+		 * @param href its address
+		 * @param label its text
+		 */
+		record Link(String href, String label) {
+		}
+
 	}
 
 }

@@ -1,5 +1,6 @@
 package io.redeq.spring.boot.dashboard;
 
+import java.util.HexFormat;
 import java.util.List;
 
 import jakarta.servlet.http.Cookie;
@@ -12,60 +13,91 @@ import org.springframework.web.servlet.function.ServerRequest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link ActionGuard}: read-only, the role under Spring Security, and the
- * double-submit token.
+ * Tests for {@link ActionGuard}: read-only, a signed-in user with the role whatever
+ * signed them in, and the signed double-submit token.
  */
 class ActionGuardTests {
 
-	private static final String TOKEN = "0123456789abcdef";
+	private final ActionGuard guard = new ActionGuard(DashboardSettings.of("/redeq", false, "OPS"));
 
 	@Test
 	void refusesEverythingWhenReadOnly() {
-		ActionGuard guard = new ActionGuard(DashboardSettings.of("/redeq", true, "OPS", false));
-		ServerRequest request = request(TOKEN, TOKEN, null);
+		ActionGuard readOnly = new ActionGuard(DashboardSettings.of("/redeq", true, "OPS"));
+		String token = readOnly.tokenFor(request(null, null, "ada", "OPS")).own().value();
+		ServerRequest request = request(token, token, "ada", "OPS");
 
-		assertThat(guard.mayAct(request)).isFalse();
-		assertThat(guard.refusal(request)).contains("read-only");
+		assertThat(readOnly.mayAct(request)).isFalse();
+		assertThat(readOnly.refusal(request)).contains("read-only");
 	}
 
 	@Test
-	void needsTheRoleOnlyWhenSpringSecurityRuns() {
-		ActionGuard secured = new ActionGuard(DashboardSettings.of("/redeq", false, "OPS", true));
-		ActionGuard open = new ActionGuard(DashboardSettings.of("/redeq", false, "OPS", false));
+	void needsASignedInUserWithTheRole() {
+		String anonymous = this.guard.tokenFor(request(null, null, null, null)).own().value();
+		String viewer = this.guard.tokenFor(request(null, null, "bob", null)).own().value();
+		String ops = this.guard.tokenFor(request(null, null, "ada", "OPS")).own().value();
 
-		assertThat(secured.mayAct(request(TOKEN, TOKEN, null))).isFalse();
-		assertThat(secured.refusal(request(TOKEN, TOKEN, null))).contains("role OPS");
-		assertThat(secured.mayAct(request(TOKEN, TOKEN, "OPS"))).isTrue();
-		assertThat(secured.refusal(request(TOKEN, TOKEN, "OPS"))).isNull();
-		assertThat(open.refusal(request(TOKEN, TOKEN, null))).isNull();
+		assertThat(this.guard.mayAct(request(anonymous, anonymous, null, null))).isFalse();
+		assertThat(this.guard.refusal(request(anonymous, anonymous, null, null))).contains("nobody is signed in");
+		// A request that claims the role without a user (no servlet security would) is
+		// refused too.
+		assertThat(this.guard.refusal(request(anonymous, anonymous, null, "OPS"))).contains("nobody is signed in");
+		assertThat(this.guard.mayAct(request(viewer, viewer, "bob", null))).isFalse();
+		assertThat(this.guard.refusal(request(viewer, viewer, "bob", null))).contains("role OPS");
+		assertThat(this.guard.mayAct(request(ops, ops, "ada", "OPS"))).isTrue();
+		assertThat(this.guard.refusal(request(ops, ops, "ada", "OPS"))).isNull();
 	}
 
 	@Test
-	void needsTheFormToRepeatTheCookie() {
-		ActionGuard guard = new ActionGuard(DashboardSettings.of("/redeq", false, "OPS", false));
+	void needsTheFormToRepeatACookieThisApplicationSignedForThisUser() {
+		String token = this.guard.tokenFor(request(null, null, "ada", "OPS")).own().value();
+		String unsigned = HexFormat.of().formatHex(new byte[32]);
+		String forged = token.substring(0, token.indexOf('.') + 1) + HexFormat.of().formatHex(new byte[32]);
+		String otherApplication = new ActionGuard(DashboardSettings.of("/redeq", false, "OPS"))
+			.tokenFor(request(null, null, "ada", "OPS"))
+			.own()
+			.value();
+		String otherUser = this.guard.tokenFor(request(null, null, "eve", "OPS")).own().value();
 
-		assertThat(guard.refusal(request(TOKEN, "other", null))).contains("CSRF");
-		assertThat(guard.refusal(request(null, TOKEN, null))).contains("CSRF");
-		assertThat(guard.refusal(request(TOKEN, null, null))).contains("CSRF");
+		assertThat(this.guard.refusal(request(token, token, "ada", "OPS"))).isNull();
+		assertThat(this.guard.refusal(request(token, "other", "ada", "OPS"))).contains("CSRF");
+		assertThat(this.guard.refusal(request(null, token, "ada", "OPS"))).contains("CSRF");
+		assertThat(this.guard.refusal(request(token, null, "ada", "OPS"))).contains("CSRF");
+		// Planted cookies with a matching field: what a sibling subdomain can do.
+		assertThat(this.guard.refusal(request(unsigned, unsigned, "ada", "OPS"))).contains("CSRF");
+		assertThat(this.guard.refusal(request(forged, forged, "ada", "OPS"))).contains("CSRF");
+		assertThat(this.guard.refusal(request(otherApplication, otherApplication, "ada", "OPS"))).contains("CSRF");
+		assertThat(this.guard.refusal(request(otherUser, otherUser, "ada", "OPS"))).contains("CSRF");
+		assertThat(this.guard.refusal(request(".", ".", "ada", "OPS"))).contains("CSRF");
 	}
 
 	@Test
-	void issuesAStrictHttpOnlyCookieOnlyWhenThereIsNone() {
-		ActionGuard guard = new ActionGuard(DashboardSettings.of("redeq/", false, "OPS", false));
+	void issuesAStrictHttpOnlyCookieBelowTheContextPathOnlyWhenThereIsNoSignedOne() {
+		ActionGuard slashes = new ActionGuard(DashboardSettings.of("redeq/", false, "OPS"));
+		MockHttpServletRequest underContext = servlet(null, null, "ada", "OPS");
+		underContext.setContextPath("/shop");
+		underContext.setRequestURI("/shop/redeq/actions");
 
-		ActionGuard.FormToken fresh = guard.tokenFor(request(null, null, null));
-		ActionGuard.FormToken kept = guard.tokenFor(request(TOKEN, null, null));
+		ActionGuard.FormToken fresh = slashes.tokenFor(ServerRequest.create(underContext, List.of()));
+		String value = fresh.own().value();
+		ActionGuard.FormToken kept = slashes.tokenFor(request(value, null, "ada", "OPS"));
+		ActionGuard.FormToken replaced = slashes.tokenFor(request("planted", null, "ada", "OPS"));
 
-		assertThat(fresh.own().value()).hasSize(64);
-		assertThat(fresh.setCookie()).contains("redeq-dashboard-csrf=" + fresh.own().value())
+		assertThat(value).matches("[0-9a-f]{64}\\.[0-9a-f]{64}");
+		assertThat(fresh.setCookie()).contains("redeq-dashboard-csrf=" + value)
 			.contains("HttpOnly")
 			.contains("SameSite=Strict")
-			.contains("Path=/redeq");
-		assertThat(kept.own().value()).isEqualTo(TOKEN);
+			.contains("Path=/shop/redeq");
+		assertThat(kept.own().value()).isEqualTo(value);
 		assertThat(kept.setCookie()).isNull();
+		assertThat(replaced.own().value()).isNotEqualTo("planted").matches("[0-9a-f]{64}\\.[0-9a-f]{64}");
+		assertThat(replaced.setCookie()).contains("redeq-dashboard-csrf=" + replaced.own().value());
 	}
 
-	private static ServerRequest request(String cookie, String form, String role) {
+	private static ServerRequest request(String cookie, String form, String user, String role) {
+		return ServerRequest.create(servlet(cookie, form, user, role), List.of(new StringHttpMessageConverter()));
+	}
+
+	private static MockHttpServletRequest servlet(String cookie, String form, String user, String role) {
 		MockHttpServletRequest servlet = new MockHttpServletRequest("POST", "/redeq/actions");
 		if (cookie != null) {
 			servlet.setCookies(new Cookie(ActionGuard.COOKIE, cookie));
@@ -73,10 +105,13 @@ class ActionGuardTests {
 		if (form != null) {
 			servlet.addParameter(ActionGuard.PARAMETER, form);
 		}
+		if (user != null) {
+			servlet.setUserPrincipal(() -> user);
+		}
 		if (role != null) {
 			servlet.addUserRole(role);
 		}
-		return ServerRequest.create(servlet, List.of(new StringHttpMessageConverter()));
+		return servlet;
 	}
 
 }

@@ -7,6 +7,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.security.Principal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -17,12 +18,23 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.lettuce.core.RedisClient;
+import jakarta.servlet.Filter;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.security.config.Customizer;
@@ -40,6 +52,8 @@ import io.redeq.Redeq;
 import io.redeq.RedeqAdmin;
 import io.redeq.Subscription;
 import io.redeq.SubscriptionOptions;
+import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
+import io.redeq.spring.boot.autoconfigure.dashboard.RedeqDashboardAutoConfiguration;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
 
@@ -48,13 +62,20 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The dashboard over real HTTP, on a web application with a random port and its own
- * redis-server: off by default, the numbers its pages show, escaping, and who may use its
- * actions (CSRF token, read-only, Spring Security's role).
+ * redis-server: off by default, the numbers its pages show, escaping, who may use its
+ * actions (a signed-in user with the role, whatever signed them in; the signed CSRF
+ * token; read-only), and its addresses under a context path and behind a path prefix.
  */
 @RedisTest
+@ExtendWith(OutputCaptureExtension.class)
 class DashboardIntegrationTests {
 
-	private static final Pattern OWN_TOKEN = Pattern.compile("name=\"redeq-csrf\" value=\"([0-9a-f]+)\"");
+	private static final Pattern OWN_TOKEN = Pattern
+		.compile("name=\"redeq-csrf\" value=\"([0-9a-f]{64}\\.[0-9a-f]{64})\"");
+
+	private static final Pattern COOKIE_PATH = Pattern.compile("redeq-dashboard-csrf=[^;]+;.*Path=([^;]+)");
+
+	private static final String NOBODY_WARNING = "redeq dashboard: its actions need a signed-in user";
 
 	private static final Pattern SECURITY_TOKEN = Pattern.compile("name=\"_csrf\" value=\"([^\"]+)\"");
 
@@ -66,6 +87,8 @@ class DashboardIntegrationTests {
 		.cookieHandler(this.cookies)
 		.connectTimeout(Duration.ofSeconds(5))
 		.build();
+
+	private final HttpClient cookieless = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
 	private ConfigurableApplicationContext app;
 
@@ -183,7 +206,7 @@ class DashboardIntegrationTests {
 
 	@Test
 	void actionsNeedThePagesTokenThenRequeueADeadJob() throws Exception {
-		start(App.class, "--redeq.dashboard.enabled=true");
+		start(OperatorApp.class, "--redeq.dashboard.enabled=true");
 		Redeq redeq = this.app.getBean(Redeq.class);
 		List<String> ids = killTwo(redeq);
 		String page = body(get("/redeq/topics/payment?state=DEAD"));
@@ -213,7 +236,7 @@ class DashboardIntegrationTests {
 
 	@Test
 	void pausesAndResumesATopicAndRunsADelayedJobNow() throws Exception {
-		start(App.class, "--redeq.dashboard.enabled=true");
+		start(OperatorApp.class, "--redeq.dashboard.enabled=true");
 		Redeq redeq = this.app.getBean(Redeq.class);
 		redeq.client().schedule(Job.builder("payment").id("later").payload("x").delay(Duration.ofHours(1)).build());
 		String page = body(get("/redeq/topics/payment?state=DELAYED"));
@@ -234,7 +257,7 @@ class DashboardIntegrationTests {
 
 	@Test
 	void cancelsEveryDelayedJobOfATopic() throws Exception {
-		start(App.class, "--redeq.dashboard.enabled=true");
+		start(OperatorApp.class, "--redeq.dashboard.enabled=true");
 		Redeq redeq = this.app.getBean(Redeq.class);
 		for (int i = 0; i < 3; i++) {
 			redeq.client()
@@ -326,6 +349,134 @@ class DashboardIntegrationTests {
 		assertThat(redeq.admin().stats("payment").dead()).isLessThan(2);
 	}
 
+	@Test
+	void withoutAnySignInActionsStayOffAndStartupSaysSoOnce(CapturedOutput output) throws Exception {
+		start(App.class, "--redeq.dashboard.enabled=true");
+		Redeq redeq = this.app.getBean(Redeq.class);
+		List<String> ids = killTwo(redeq);
+
+		String page = body(get("/redeq/topics/payment?state=DEAD"));
+		assertThat(page).doesNotContain("method=\"post\"").contains("view only");
+		HttpResponse<String> refused = post(form("requeue", ids.get(0), "redeq-csrf", cookieToken()));
+		assertThat(refused.statusCode()).isEqualTo(403);
+		assertThat(refused.body()).contains("nobody is signed in");
+		assertThat(redeq.admin().stats("payment").dead()).isEqualTo(2);
+		assertThat(output.getOut().split(NOBODY_WARNING, -1)).hasSize(2);
+		assertThat(output.getOut()).contains("redeq.dashboard.action-role").contains("spring-boot-starter-security");
+	}
+
+	@Test
+	void aPlantedCookieWithAMatchingFieldIsRefusedUnlessThisApplicationSignedItForTheUser() throws Exception {
+		start(OperatorApp.class, "--redeq.dashboard.enabled=true");
+		Redeq redeq = this.app.getBean(Redeq.class);
+		List<String> ids = killTwo(redeq);
+		String genuine = match(OWN_TOKEN, body(get("/redeq/topics/payment?state=DEAD")));
+		// What a sibling subdomain can plant: any cookie value, repeated in its form.
+		String unsigned = "0123456789abcdef".repeat(4);
+		String forged = genuine.substring(0, genuine.indexOf('.') + 1) + "0123456789abcdef".repeat(4);
+
+		for (String planted : List.of(unsigned, forged, unsigned + "." + unsigned)) {
+			HttpResponse<String> refused = postWithCookie("/redeq/actions", planted,
+					form("requeue", ids.get(0), "redeq-csrf", planted));
+			assertThat(refused.statusCode()).as(planted).isEqualTo(403);
+			assertThat(refused.body()).contains("CSRF");
+		}
+		// A genuine token, issued to another user of the same dashboard, is no good
+		// either.
+		HttpResponse<String> otherUser = postWithCookie("/redeq/actions", genuine,
+				form("requeue", ids.get(0), "redeq-csrf", genuine), "X-Test-User", "mallory");
+		assertThat(otherUser.statusCode()).isEqualTo(403);
+		assertThat(redeq.admin().stats("payment").dead()).isEqualTo(2);
+
+		HttpResponse<String> done = postWithCookie("/redeq/actions", genuine,
+				form("requeue", ids.get(0), "redeq-csrf", genuine));
+		assertThat(done.statusCode()).isEqualTo(303);
+		assertThat(redeq.admin().stats("payment").dead()).isEqualTo(1);
+	}
+
+	@Test
+	void underAServletContextPathLinksAssetsCookieAndRedirectsIncludeIt() throws Exception {
+		start(OperatorApp.class, "--redeq.dashboard.enabled=true", "--server.servlet.context-path=/shop");
+		Redeq redeq = this.app.getBean(Redeq.class);
+		List<String> ids = killTwo(redeq);
+		assertThat(get("/redeq").statusCode()).isEqualTo(404);
+
+		HttpResponse<String> overview = get("/shop/redeq");
+		assertThat(body(overview)).contains("href=\"/shop/redeq/assets/dashboard.css\"")
+			.contains("src=\"/shop/redeq/assets/dashboard.js\"")
+			.contains("href=\"/shop/redeq/dead\" id=\"nav-dead\"")
+			.contains("href=\"/shop/redeq/topics/payment?state&#x3D;DEAD\"");
+		assertThat(match(COOKIE_PATH, overview.headers().firstValue("Set-Cookie").orElseThrow()))
+			.isEqualTo("/shop/redeq");
+		assertThat(body(get("/shop/redeq/assets/dashboard.css"))).contains("--dead");
+
+		String page = body(get("/shop/redeq/topics/payment?state=DEAD"));
+		assertThat(page).contains("action=\"/shop/redeq/actions\"")
+			.contains("name=\"return\" value=\"/shop/redeq/topics/payment?state&#x3D;DEAD\"");
+		String token = match(OWN_TOKEN, page);
+		Map<String, String> requeue = form("requeue", ids.get(0), "redeq-csrf", token);
+		requeue.put("return", "/shop/redeq/topics/payment?state=DEAD");
+		HttpResponse<String> done = post("/shop/redeq/actions", requeue);
+		assertThat(done.statusCode()).isEqualTo(303);
+		assertThat(done.headers().firstValue("Location")).get()
+			.asString()
+			.startsWith("/shop/redeq/topics/payment?state=DEAD&msg=Requeued");
+		// A path outside the context path is not a page of this dashboard.
+		Map<String, String> outside = form("requeue", ids.get(1), "redeq-csrf", token);
+		outside.put("return", "/redeq/topics/payment");
+		assertThat(post("/shop/redeq/actions", outside).headers().firstValue("Location")).get()
+			.asString()
+			.startsWith("/shop/redeq?msg=Requeued");
+	}
+
+	@Test
+	void behindAPathPrefixLinksAssetsCookieAndRedirectsIncludeIt() throws Exception {
+		start(OperatorApp.class, "--redeq.dashboard.enabled=true", "--server.servlet.context-path=/shop",
+				"--server.forward-headers-strategy=framework");
+		Redeq redeq = this.app.getBean(Redeq.class);
+		List<String> ids = killTwo(redeq);
+
+		// A proxy serves the application's /shop at /ops: the forwarded prefix stands in
+		// for the context path (Spring's ForwardedHeaderFilter).
+		HttpResponse<String> page = send(request("/shop/redeq/topics/payment?state=DEAD").GET(), null,
+				"X-Forwarded-Prefix", "/ops");
+		assertThat(body(page)).contains("href=\"/ops/redeq/assets/dashboard.css\"")
+			.contains("href=\"/ops/redeq\" id=\"nav-overview\"")
+			.contains("action=\"/ops/redeq/actions\"")
+			.contains("name=\"return\" value=\"/ops/redeq/topics/payment?state&#x3D;DEAD\"");
+		String setCookie = page.headers().firstValue("Set-Cookie").orElseThrow();
+		assertThat(match(COOKIE_PATH, setCookie)).isEqualTo("/ops/redeq");
+		String token = match(OWN_TOKEN, page.body());
+
+		Map<String, String> requeue = form("requeue", ids.get(0), "redeq-csrf", token);
+		requeue.put("return", "/ops/redeq/topics/payment?state=DEAD");
+		HttpResponse<String> done = postWithCookie("/shop/redeq/actions", token, requeue, "X-Forwarded-Prefix", "/ops");
+		assertThat(done.statusCode()).isEqualTo(303);
+		assertThat(done.headers().firstValue("Location")).get()
+			.asString()
+			.startsWith("/ops/redeq/topics/payment?state=DEAD&msg=Requeued");
+		assertThat(redeq.admin().stats("payment").dead()).isEqualTo(1);
+	}
+
+	@Test
+	void failsStartupNamingJMustacheWhenItIsMissing() {
+		new WebApplicationContextRunner().withClassLoader(new FilteredClassLoader("com.samskivert.mustache"))
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, RedeqAutoConfiguration.class,
+					RedeqDashboardAutoConfiguration.class))
+			.withPropertyValues("redeq.dashboard.enabled=true", "spring.data.redis.host=" + this.redis.host(),
+					"spring.data.redis.port=" + this.redis.port())
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				Throwable cause = context.getStartupFailure();
+				while (cause.getCause() != null) {
+					cause = cause.getCause();
+				}
+				assertThat(cause).isInstanceOf(InvalidConfigurationPropertyValueException.class)
+					.hasMessageContaining("redeq.dashboard.enabled")
+					.hasMessageContaining("com.samskivert:jmustache");
+			});
+	}
+
 	/**
 	 * Two jobs of topic payment die at their first attempt; returns their ids. The
 	 * subscription is closed then, so that a requeued job stays READY.
@@ -378,14 +529,40 @@ class DashboardIntegrationTests {
 	}
 
 	private HttpResponse<String> post(String path, Map<String, String> form) throws Exception {
+		return this.http.send(request(path).header("Content-Type", "application/x-www-form-urlencoded")
+			.POST(HttpRequest.BodyPublishers.ofString(encode(form)))
+			.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	/**
+	 * Posts with this cookie as the dashboard's, as a browser would send a planted one;
+	 * and these headers, in name-value pairs.
+	 */
+	private HttpResponse<String> postWithCookie(String path, String cookie, Map<String, String> form, String... headers)
+			throws Exception {
+		HttpRequest.Builder request = request(path).header("Content-Type", "application/x-www-form-urlencoded")
+			.POST(HttpRequest.BodyPublishers.ofString(encode(form)));
+		return send(request, cookie, headers);
+	}
+
+	/** Sends without the cookie store: only the cookie given, if any. */
+	private HttpResponse<String> send(HttpRequest.Builder request, String cookie, String... headers) throws Exception {
+		if (cookie != null) {
+			request.header("Cookie", ActionGuard.COOKIE + "=" + cookie);
+		}
+		for (int i = 0; i + 1 < headers.length; i += 2) {
+			request.header(headers[i], headers[i + 1]);
+		}
+		return this.cookieless.send(request.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	private static String encode(Map<String, String> form) {
 		StringBuilder encoded = new StringBuilder();
 		form.forEach((name, value) -> encoded.append((encoded.length() > 0) ? "&" : "")
 			.append(URLEncoder.encode(name, StandardCharsets.UTF_8))
 			.append('=')
 			.append(URLEncoder.encode(value, StandardCharsets.UTF_8)));
-		return this.http.send(request(path).header("Content-Type", "application/x-www-form-urlencoded")
-			.POST(HttpRequest.BodyPublishers.ofString(encoded.toString()))
-			.build(), HttpResponse.BodyHandlers.ofString());
+		return encoded.toString();
 	}
 
 	private static Map<String, String> form(String action, String id, String... more) {
@@ -450,6 +627,44 @@ class DashboardIntegrationTests {
 	@SpringBootConfiguration
 	@EnableAutoConfiguration
 	static class App {
+
+	}
+
+	/**
+	 * An application signed in by neither Spring Security nor the container: a filter of
+	 * its own signs in every request as "operator" (or the user in {@code X-Test-User})
+	 * with the role REDEQ_ADMIN.
+	 */
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class OperatorApp {
+
+		@Bean
+		Filter signIn() {
+			return (request, response, chain) -> {
+				HttpServletRequest http = (HttpServletRequest) request;
+				String header = http.getHeader("X-Test-User");
+				String user = (header != null) ? header : "operator";
+				chain.doFilter(new HttpServletRequestWrapper(http) {
+
+					@Override
+					public Principal getUserPrincipal() {
+						return () -> user;
+					}
+
+					@Override
+					public String getRemoteUser() {
+						return user;
+					}
+
+					@Override
+					public boolean isUserInRole(String role) {
+						return "REDEQ_ADMIN".equals(role);
+					}
+
+				}, response);
+			};
+		}
 
 	}
 
