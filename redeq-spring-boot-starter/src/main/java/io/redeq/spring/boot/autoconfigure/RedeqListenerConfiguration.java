@@ -11,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.util.ClassUtils;
 
 import io.redeq.Redeq;
@@ -41,10 +42,10 @@ class RedeqListenerConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RedeqListenerEndpointRegistry redeqListenerEndpointRegistry(Redeq redeq, RedeqProperties properties,
-			Environment environment) {
+			Environment environment, ResourceLoader resourceLoader) {
 		PropertiesListenerDefaults defaults = defaults(properties, environment);
 		Map<String, ForwardTarget> forwarded = forwardTargets(defaults);
-		if (!forwarded.isEmpty() && !ClassUtils.isPresent(RABBIT_TEMPLATE, getClass().getClassLoader())) {
+		if (!forwarded.isEmpty() && !ClassUtils.isPresent(RABBIT_TEMPLATE, resourceLoader.getClassLoader())) {
 			throw new InvalidRedeqForwardException(
 					"Topics " + forwarded.keySet() + " are forwarded to RabbitMQ (redeq.topics.<topic>.forward.*), "
 							+ "but Spring AMQP is not on the classpath (no " + RABBIT_TEMPLATE + ")",
