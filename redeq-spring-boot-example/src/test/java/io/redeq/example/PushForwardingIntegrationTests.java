@@ -6,6 +6,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Objects;
 
 import org.junit.jupiter.api.Test;
 
@@ -57,12 +58,11 @@ class PushForwardingIntegrationTests {
 			assertThat(response.statusCode()).as(response.body()).isEqualTo(201);
 
 			RabbitTemplate template = app.getBean(RabbitTemplate.class);
-			Message[] received = new Message[1];
-			await().atMost(Duration.ofSeconds(15))
-				.until(() -> (received[0] = template.receive("push.reminders")) != null);
-			assertThat(new String(received[0].getBody(), StandardCharsets.UTF_8))
+			Message received = await().atMost(Duration.ofSeconds(15))
+				.until(() -> template.receive("push.reminders"), Objects::nonNull);
+			assertThat(new String(received.getBody(), StandardCharsets.UTF_8))
 				.isEqualTo("{\"user\":\"ada\",\"text\":\"Stand-up\"}");
-			assertThat(received[0].getMessageProperties().getHeaders()).containsEntry("redeq-topic", "push.remind")
+			assertThat(received.getMessageProperties().getHeaders()).containsEntry("redeq-topic", "push.remind")
 				.containsEntry("redeq-attempt", 1)
 				.containsKeys("redeq-id", "redeq-due-at");
 			RedeqAdmin admin = app.getBean(RedeqAdmin.class);
