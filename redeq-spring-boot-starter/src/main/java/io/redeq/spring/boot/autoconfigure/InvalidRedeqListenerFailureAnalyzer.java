@@ -12,11 +12,12 @@ class InvalidRedeqListenerFailureAnalyzer extends AbstractFailureAnalyzer<Invali
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, InvalidRedeqListenerException cause) {
-		return new FailureAnalysis(cause.getMessage() + ".", "Fix " + cause.listener()
-				+ ": a @RedeqListener method is an instance method that is not private, "
-				+ "takes one payload parameter and optionally an io.redeq.Delivery, and is the only "
-				+ "listener of its topic, and its topic is not forwarded to RabbitMQ. Or set redeq.consumer.enabled=false if this application only "
-				+ "schedules jobs.", cause);
+		return new FailureAnalysis(cause.getMessage() + ".",
+				"Fix " + cause.listener() + ": a @RedeqListener method is an instance method that is not private, "
+						+ "takes one payload parameter and optionally an io.redeq.Delivery, and is the only "
+						+ "listener of its topic, a topic not forwarded to RabbitMQ. Or set "
+						+ "redeq.consumer.enabled=false if this application only schedules jobs.",
+				cause);
 	}
 
 }
