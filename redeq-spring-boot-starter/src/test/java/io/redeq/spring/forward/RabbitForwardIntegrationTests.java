@@ -235,6 +235,48 @@ class RabbitForwardIntegrationTests {
 			});
 	}
 
+	/**
+	 * The documented duplicate: the broker took an attempt's message but its confirm was
+	 * lost, so the attempt failed and a later one published the job again. Each copy
+	 * carries its own attempt, and the job completes once a confirm arrives.
+	 */
+	@Test
+	void aLostConfirmFailsTheAttemptAndTheJobIsPublishedAgainWithItsNextAttempt() {
+		try (ReplyDroppingProxy proxy = new ReplyDroppingProxy(rabbit.port())) {
+			this.runner
+				.withPropertyValues("spring.rabbitmq.port=" + proxy.port(),
+						"redeq.topics.push.remind.forward.routing-key=remind", "redeq.topics.push.remind.timeout=2s",
+						"redeq.topics.push.remind.max-attempts=20")
+				.run((context) -> {
+					RedeqClient client = context.getBean(RedeqClient.class);
+					RedeqAdmin admin = context.getBean(RedeqAdmin.class);
+					client.schedule(Job.builder(TOPIC).id("warm-up").payload("first").build());
+					List<Message> received = receive(1);
+
+					proxy.dropBrokerReplies();
+					client.schedule(Job.builder(TOPIC).id("ack-lost").payload("second").build());
+					await().atMost(Duration.ofSeconds(20))
+						.dontCatchUncaughtExceptions()
+						.until(() -> client.find(TOPIC, "ack-lost").map((job) -> job.attempts() >= 2).orElse(false));
+					proxy.cutConnections();
+
+					await().atMost(Duration.ofSeconds(30))
+						.dontCatchUncaughtExceptions()
+						.until(() -> admin.stats(TOPIC).pending() == 0);
+					drainInto(received);
+					List<Integer> attempts = received.stream()
+						.filter((m) -> "ack-lost".equals(m.getMessageProperties().getHeader("redeq-id")))
+						.map((m) -> (Integer) m.getMessageProperties().getHeader("redeq-attempt"))
+						.toList();
+					assertThat(attempts).as("copies of the job whose first confirm was lost")
+						.hasSizeGreaterThanOrEqualTo(2)
+						.contains(1)
+						.doesNotHaveDuplicates();
+					assertThat(admin.stats(TOPIC).dead()).isZero();
+				});
+		}
+	}
+
 	private static long distinctIds(List<Message> received) {
 		return received.stream()
 			.map((m) -> m.getMessageProperties().getHeader("redeq-id"))
