@@ -13,15 +13,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * A database server for tests as a child process of this JVM: its own data directory in a
- * temp dir, a free port on 127.0.0.1, never the machine's own server. The port and the
- * data are kept across {@link #stop()} and {@link #start()} (a test can take the database
- * away and bring it back); {@link #close()} deletes them. A shutdown hook kills a server
- * a test forgot to close.
+ * A database server (or message broker) for tests as a child process of this JVM: its own
+ * data directory in a temp dir, a free port on 127.0.0.1, never the machine's own server.
+ * The port and the data are kept across {@link #stop()} and {@link #start()} (a test can
+ * take the database away and bring it back); {@link #close()} deletes them. A shutdown
+ * hook kills a server a test forgot to close.
  */
 public abstract class LocalDatabaseProcess implements AutoCloseable {
 
@@ -61,6 +62,18 @@ public abstract class LocalDatabaseProcess implements AutoCloseable {
 	 */
 	abstract void requestFastShutdown(Process process);
 
+	/** Environment variables the server command runs with, beside this JVM's. */
+	Map<String, String> environment(Path dataDir, int port) {
+		return Map.of();
+	}
+
+	/**
+	 * Ends whatever else this server started (a helper process), once the server is
+	 * stopped for good.
+	 */
+	void released() {
+	}
+
 	/**
 	 * Starts the server, or starts it again on the same port and data after
 	 * {@link #stop()}, and returns once it accepts connections.
@@ -83,10 +96,11 @@ public abstract class LocalDatabaseProcess implements AutoCloseable {
 		List<String> command = serverCommand(this.dir.resolve("data"), this.port);
 		Path log = this.dir.resolve("server-" + (++this.launches) + ".log");
 		try {
-			this.process = new ProcessBuilder(command).directory(this.dir.toFile())
+			ProcessBuilder builder = new ProcessBuilder(command).directory(this.dir.toFile())
 				.redirectErrorStream(true)
-				.redirectOutput(log.toFile())
-				.start();
+				.redirectOutput(log.toFile());
+			builder.environment().putAll(environment(this.dir.resolve("data"), this.port));
+			this.process = builder.start();
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not run " + command, ex);
@@ -119,6 +133,7 @@ public abstract class LocalDatabaseProcess implements AutoCloseable {
 	@Override
 	public synchronized void close() {
 		stop();
+		released();
 		deleteDir();
 	}
 
@@ -153,6 +168,7 @@ public abstract class LocalDatabaseProcess implements AutoCloseable {
 			current.destroyForcibly();
 			waitFor(current, Duration.ofSeconds(5));
 		}
+		released();
 		deleteDir();
 	}
 

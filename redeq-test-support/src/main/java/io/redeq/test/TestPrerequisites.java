@@ -88,6 +88,9 @@ public final class TestPrerequisites {
 				(where) -> MariaDbServer.find("mariadbd", where).isPresent()
 						&& MariaDbServer.find("mariadb-install-db", where).isPresent()),
 
+		RABBITMQ("rabbitmq-server", "the RabbitMQ server (rabbitmq-server, epmd)", "rabbitmq-server", "rabbitmq",
+				(where) -> RabbitMqServer.findServer(where).isPresent() && RabbitMqServer.findEpmd(where).isPresent()),
+
 		CHROMIUM("chromium", "Chromium and chromedriver", "chromium chromium-driver", "google-chrome chromedriver",
 				(where) -> ChromiumBinaries.findBrowser(where).isPresent()
 						&& ChromiumBinaries.findDriver(where).isPresent());

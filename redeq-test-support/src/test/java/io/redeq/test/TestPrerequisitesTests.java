@@ -77,6 +77,29 @@ class TestPrerequisitesTests {
 	}
 
 	@Test
+	void findsDebiansRabbitMqScriptNotTheWrapperThatSwitchesUser() throws IOException {
+		install("usr/sbin/rabbitmq-server", "usr/lib/rabbitmq/bin/rabbitmq-server", "usr/bin/epmd");
+		ProgramLocations where = new ProgramLocations(Map.of("PATH", this.root.resolve("usr/sbin").toString()),
+				this.root);
+
+		assertThat(RabbitMqServer.findServer(where))
+			.contains(this.root.resolve("usr/lib/rabbitmq/bin/rabbitmq-server"));
+		assertThat(check("redeq-spring-boot-starter", "rabbitmq-server")).isEmpty();
+	}
+
+	@Test
+	void rabbitMqWithoutEpmdIsMissingAndNamesItsPackage() throws IOException {
+		install("opt/homebrew/sbin/rabbitmq-server");
+
+		assertThat(check("redeq-spring-boot-starter", "rabbitmq-server")).hasValueSatisfying(
+				(line) -> assertThat(line).contains("need the RabbitMQ server (rabbitmq-server, epmd), not found")
+					.contains("sudo apt-get install rabbitmq-server (Debian/Ubuntu)")
+					.contains("brew install rabbitmq (macOS)"));
+		install("opt/homebrew/bin/epmd");
+		assertThat(check("redeq-spring-boot-starter", "rabbitmq-server")).isEmpty();
+	}
+
+	@Test
 	void aBrowserWithoutItsDriverIsMissing() throws IOException {
 		install("usr/bin/chromium");
 
@@ -96,7 +119,7 @@ class TestPrerequisitesTests {
 	void anUnknownPrerequisiteIsNamed() {
 		assertThatIllegalArgumentException().isThrownBy(() -> check("redeq-core", "redis"))
 			.withMessageContaining("'redis'")
-			.withMessageContaining("redis-server, redis-cli, postgresql, mariadb, chromium");
+			.withMessageContaining("redis-server, redis-cli, postgresql, mariadb, rabbitmq-server, chromium");
 	}
 
 	private Optional<String> check(String module, String... needs) {

@@ -33,4 +33,14 @@ public interface ListenerDefaults {
 		return Set.of();
 	}
 
+	/**
+	 * Whether the topic's due jobs are forwarded to a message broker (in Spring Boot:
+	 * {@code redeq.topics.<topic>.forward.*}); such a topic has no listener.
+	 * @param topic the topic
+	 * @return false by default
+	 */
+	default boolean forwarded(String topic) {
+		return false;
+	}
+
 }

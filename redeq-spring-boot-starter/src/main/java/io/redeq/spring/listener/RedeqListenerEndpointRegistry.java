@@ -55,6 +55,12 @@ public class RedeqListenerEndpointRegistry implements SmartLifecycle {
 	 * @throws InvalidRedeqListenerException if another listener has the same topic
 	 */
 	public synchronized void register(ListenerMethod listener) {
+		if (this.defaults.forwarded(listener.topic())) {
+			throw new InvalidRedeqListenerException(listener.description(),
+					"listens to topic '" + listener.topic() + "', whose jobs are forwarded to RabbitMQ (redeq.topics."
+							+ listener.topic() + ".forward.*); a forwarded topic has no listener. Remove the "
+							+ "listener, or the topic's forward settings");
+		}
 		ListenerMethod existing = this.listeners.get(listener.topic());
 		if (existing != null) {
 			throw new InvalidRedeqListenerException(listener.description(),

@@ -15,8 +15,8 @@ class InvalidRedeqListenerFailureAnalyzer extends AbstractFailureAnalyzer<Invali
 		return new FailureAnalysis(cause.getMessage() + ".",
 				"Fix " + cause.listener() + ": a @RedeqListener method is an instance method that is not private, "
 						+ "takes one payload parameter and optionally an io.redeq.Delivery, and is the only "
-						+ "listener of its topic. Or set redeq.consumer.enabled=false if this application only "
-						+ "schedules jobs.",
+						+ "listener of its topic, a topic not forwarded to RabbitMQ. Or set "
+						+ "redeq.consumer.enabled=false if this application only schedules jobs.",
 				cause);
 	}
 

@@ -55,6 +55,12 @@ final class PropertiesListenerDefaults implements ListenerDefaults {
 		return classNames("redeq.topics." + topic + ".not-retryable", settings.getNotRetryable());
 	}
 
+	@Override
+	public boolean forwarded(String topic) {
+		RedeqProperties.Topic settings = this.topics.get(topic);
+		return settings != null && settings.getForward().isConfigured();
+	}
+
 	/**
 	 * Checks the names without loading the classes: an exception class may live in a jar
 	 * that only some deployments carry.

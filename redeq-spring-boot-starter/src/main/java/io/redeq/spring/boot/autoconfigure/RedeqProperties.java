@@ -814,6 +814,8 @@ public class RedeqProperties {
 
 		private final TopicBackoff backoff = new TopicBackoff();
 
+		private final TopicForward forward = new TopicForward();
+
 		public @Nullable Integer getConcurrency() {
 			return this.concurrency;
 		}
@@ -856,6 +858,54 @@ public class RedeqProperties {
 
 		public TopicBackoff getBackoff() {
 			return this.backoff;
+		}
+
+		public TopicForward getForward() {
+			return this.forward;
+		}
+
+	}
+
+	/**
+	 * Where a topic's due jobs are published to RabbitMQ instead of running a listener;
+	 * the topic is forwarded when either key is set.
+	 */
+	public static class TopicForward {
+
+		/**
+		 * Exchange this topic's due jobs are published to; the default exchange ("") when
+		 * only routing-key is set.
+		 */
+		private @Nullable String exchange;
+
+		/**
+		 * Routing key this topic's due jobs are published with; "" when only exchange is
+		 * set.
+		 */
+		private @Nullable String routingKey;
+
+		public @Nullable String getExchange() {
+			return this.exchange;
+		}
+
+		public void setExchange(@Nullable String exchange) {
+			this.exchange = exchange;
+		}
+
+		public @Nullable String getRoutingKey() {
+			return this.routingKey;
+		}
+
+		public void setRoutingKey(@Nullable String routingKey) {
+			this.routingKey = routingKey;
+		}
+
+		/**
+		 * Whether the topic is forwarded.
+		 * @return true when the exchange or the routing key is set
+		 */
+		public boolean isConfigured() {
+			return this.exchange != null || this.routingKey != null;
 		}
 
 	}

@@ -36,7 +36,7 @@ final class TopicOverrides {
 	private static final List<List<String>> SETTINGS = List.of(List.of("backoff", "initial"),
 			List.of("backoff", "multiplier"), List.of("backoff", "max"), List.of("backoff", "jitter"),
 			List.of("concurrency"), List.of("timeout"), List.of("max-attempts"), List.of("rate-limit"),
-			List.of("not-retryable"));
+			List.of("not-retryable"), List.of("forward", "exchange"), List.of("forward", "routing-key"));
 
 	private TopicOverrides() {
 	}

@@ -35,8 +35,8 @@ class RedeqPropertiesTests {
 
 	/** Keys that have no default, whose descriptions say so. */
 	private static final Set<String> WITHOUT_DEFAULT = Set.of("redeq.consumer.prefetch", "redeq.topics.*.rate-limit",
-			"redeq.recurring.*.topic", "redeq.recurring.*.cron", "redeq.recurring.*.every",
-			"redeq.recurring.*.payload");
+			"redeq.recurring.*.topic", "redeq.recurring.*.cron", "redeq.recurring.*.every", "redeq.recurring.*.payload",
+			"redeq.topics.*.forward.exchange", "redeq.topics.*.forward.routing-key");
 
 	private static final String TOPIC_KEY = "redeq.topics.*.";
 
@@ -107,12 +107,13 @@ class RedeqPropertiesTests {
 
 		List<String> topicSettings = new ArrayList<>(settings(RedeqProperties.Topic.class, ""));
 		topicSettings.addAll(settings(RedeqProperties.TopicBackoff.class, "backoff."));
+		topicSettings.addAll(settings(RedeqProperties.TopicForward.class, "forward."));
 		assertThat(properties.keySet().stream().filter((name) -> name.startsWith(TOPIC_KEY)))
 			.as("per-topic keys in the metadata")
 			.containsExactlyInAnyOrderElementsOf(topicSettings.stream().map((key) -> TOPIC_KEY + key).toList());
 		for (String key : topicSettings) {
-			if (key.equals("rate-limit")) {
-				continue; // a topic's own setting, with no redeq.consumer.* fallback
+			if (key.equals("rate-limit") || key.startsWith("forward.")) {
+				continue; // a topic's own settings, with no redeq.consumer.* fallback
 			}
 			JsonNode topicProperty = properties.get(TOPIC_KEY + key);
 			String fallback = "redeq.consumer." + key;

@@ -34,6 +34,21 @@ class TopicOverridesTests {
 	}
 
 	@Test
+	void readsForwardSettingsOfADottedTopic() {
+		MockEnvironment environment = new MockEnvironment()
+			.withProperty("redeq.topics.push.remind.forward.exchange", "push")
+			.withProperty("redeq.topics.push.remind.forward.routing-key", "remind")
+			.withProperty("redeq.topics.queue.only.forward.routing-key", "reminders");
+		Map<String, RedeqProperties.Topic> topics = TopicOverrides.resolve(environment, new RedeqProperties());
+		assertThat(topics).containsOnlyKeys("push.remind", "queue.only");
+		assertThat(topics.get("push.remind").getForward().getExchange()).isEqualTo("push");
+		assertThat(topics.get("push.remind").getForward().getRoutingKey()).isEqualTo("remind");
+		assertThat(topics.get("push.remind").getForward().isConfigured()).isTrue();
+		assertThat(topics.get("queue.only").getForward().getExchange()).isNull();
+		assertThat(topics.get("queue.only").getForward().isConfigured()).isTrue();
+	}
+
+	@Test
 	void aTopicNamedLikeASettingIsStillATopic() {
 		MockEnvironment environment = new MockEnvironment().withProperty("redeq.topics.backoff.backoff.max", "1m")
 			.withProperty("redeq.topics.timeout.timeout", "5s");
