@@ -44,6 +44,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 import io.redeq.Duplicate;
 import io.redeq.Job;
 import io.redeq.JobInfo;
+import io.redeq.PolledJob;
 import io.redeq.Redeq;
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
@@ -867,6 +868,11 @@ abstract class JournalScenarios {
 			@Override
 			public boolean cancelRecurring(String topic, String id) {
 				return target.cancelRecurring(topic, id);
+			}
+
+			@Override
+			public Optional<PolledJob> poll(String topic, Duration maxWait) {
+				return target.poll(topic, maxWait);
 			}
 
 		};
