@@ -243,6 +243,19 @@ class PollIntegrationTests {
 	}
 
 	@Test
+	void aJobsOwnTimeoutIsTheLeaseOfItsPolledDelivery() {
+		// The topic's timeout is 30 s; the job's own is 1 s.
+		this.client.schedule(Job.builder("report.own").id("own").payload("x").timeout(Duration.ofSeconds(1)).build());
+		PolledJob first = this.client.poll("report.own", Duration.ofSeconds(10)).orElseThrow();
+
+		PolledJob second = this.client.poll("report.own", Duration.ofSeconds(20)).orElseThrow();
+
+		assertThat(second.attempt()).isEqualTo(2);
+		assertThatExceptionOfType(LeaseExpiredException.class).isThrownBy(first::ack);
+		second.ack();
+	}
+
+	@Test
 	void aPausedTopicHandsOutNothingUntilResumed() {
 		this.redeq.admin().pause("report.paused");
 		this.client.schedule(Job.builder("report.paused").id("held").payload("x").build());
