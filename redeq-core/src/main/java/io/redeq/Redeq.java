@@ -202,7 +202,16 @@ public final class Redeq implements AutoCloseable {
 			this.snapshots.onRefresh(meters::update);
 		}
 		this.pollers = new Pollers(consumerContext(), (topic) -> pollSettings(topic, builder.pollOptions.apply(topic)),
-				builder.pollNotRetryable, () -> this.pauses.watch(this.timers));
+				builder.pollNotRetryable, this::watchPauses);
+	}
+
+	/**
+	 * Before a topic's first poll: keeps this instance's copy of the paused topics fresh,
+	 * and reads it now, so that the first poll already sees a pause.
+	 */
+	private void watchPauses() {
+		this.pauses.watch(this.timers);
+		this.pauses.refresh();
 	}
 
 	private Optional<PolledJob> poll(String topic, Duration maxWait) {

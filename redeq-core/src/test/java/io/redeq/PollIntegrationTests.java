@@ -62,9 +62,7 @@ class PollIntegrationTests {
 			.timeout(Duration.ofSeconds(30))
 			.maxAttempts(2)
 			.backoff(new Backoff(Duration.ofMillis(100), 1.0, Duration.ofMillis(100), 0.0))
-			.pollSettings((topic) -> topic.startsWith("short.")
-					? SubscriptionOptions.builder().timeout(Duration.ofSeconds(1)).build()
-					: SubscriptionOptions.defaults(), (topic) -> notRetryable)
+			.pollSettings((topic) -> settings(topic), (topic) -> notRetryable)
 			.lifecycleListener(new JobLifecycleListener() {
 
 				@Override
@@ -84,6 +82,16 @@ class PollIntegrationTests {
 
 			})
 			.build();
+	}
+
+	private static SubscriptionOptions settings(String topic) {
+		if (topic.startsWith("short.")) {
+			return SubscriptionOptions.builder().timeout(Duration.ofSeconds(1)).build();
+		}
+		if (topic.startsWith("limited.")) {
+			return SubscriptionOptions.builder().rateLimit(2, Duration.ofSeconds(1)).build();
+		}
+		return SubscriptionOptions.defaults();
 	}
 
 	@AfterEach
@@ -266,6 +274,31 @@ class PollIntegrationTests {
 		PolledJob job = this.client.poll("report.paused", Duration.ofSeconds(10)).orElseThrow();
 		assertThat(job.id()).isEqualTo("held");
 		job.ack();
+	}
+
+	@Test
+	void aPauseByAnotherInstanceHoldsBackTheFirstPollOfATopic() {
+		try (Redeq other = Redeq.builder(this.lettuce).build()) {
+			other.admin().pause("report.held");
+		}
+		this.client.schedule(Job.builder("report.held").id("held").payload("x").build());
+
+		assertThat(this.client.poll("report.held", Duration.ofMillis(500))).isEmpty();
+		assertThat(this.client.find("report.held", "held")).map(JobInfo::state)
+			.hasValueSatisfying((state) -> assertThat(state).isIn(JobState.DELAYED, JobState.READY));
+	}
+
+	@Test
+	void pollsOfARateLimitedTopicStartNoMoreJobsThanItsLimit() {
+		for (int i = 0; i < 4; i++) {
+			this.client.schedule(Job.builder("limited.report").id("l-" + i).payload("x").build());
+		}
+		long start = System.nanoTime();
+		for (int i = 0; i < 4; i++) {
+			this.client.poll("limited.report", Duration.ofSeconds(20)).orElseThrow().ack();
+		}
+		// 2 per second: the third job cannot start before the first one's second is over.
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(900));
 	}
 
 	@Test

@@ -42,6 +42,9 @@ final class TopicPoller {
 	/** How often a poll of a paused topic looks whether it was resumed. */
 	private static final Duration PAUSED_CHECK = Duration.ofMillis(100);
 
+	/** The least a poll waits when the rate limit's window is full: it never spins. */
+	private static final long MIN_RATE_WAIT_MILLIS = 10;
+
 	private final ConsumerSettings settings;
 
 	private final RedisJobStore store;
@@ -69,6 +72,11 @@ final class TopicPoller {
 	private final ReentrantLock turn = new ReentrantLock(true);
 
 	private volatile boolean open = true;
+
+	/**
+	 * The last claim found the topic's rate limit window full (the turn's thread only).
+	 */
+	private boolean rateLimited;
 
 	TopicPoller(ConsumerSettings settings, ConsumerContext context, Set<String> notRetryable) {
 		this.settings = settings;
@@ -145,6 +153,13 @@ final class TopicPoller {
 				if (job.isPresent()) {
 					return job;
 				}
+				if (this.rateLimited) {
+					// It waited for the window (within the deadline); the bucket is
+					// hinted
+					// again, so the next round tries it first.
+					this.rateLimited = false;
+					break;
+				}
 			}
 			if (lookedLast || !this.open) {
 				return Optional.empty();
@@ -165,7 +180,9 @@ final class TopicPoller {
 			grant = this.limiter.acquire(1, token);
 			if (grant.permits() == 0) {
 				this.signals.moreHere(bucket);
-				long waitNanos = Math.min(TimeUnit.MILLISECONDS.toNanos(grant.retryAfterMillis()),
+				this.rateLimited = true;
+				long waitNanos = Math.min(
+						TimeUnit.MILLISECONDS.toNanos(Math.max(grant.retryAfterMillis(), MIN_RATE_WAIT_MILLIS)),
 						deadline - System.nanoTime());
 				if (waitNanos > 0) {
 					this.signals.pause(Duration.ofNanos(waitNanos));
