@@ -139,8 +139,8 @@ final class TopicPoller {
 				}
 				this.signals.pause(Duration.ofNanos(Math.min(left, PAUSED_CHECK.toNanos())));
 				if (!this.pauses.isPaused(this.settings.topic())) {
-					this.signals.lookEverywhere(); // signals taken while paused led to no
-													// claim
+					// Resumed: whatever became READY meanwhile may have no signal left.
+					this.signals.lookEverywhere();
 				}
 				continue;
 			}
@@ -154,9 +154,8 @@ final class TopicPoller {
 					return job;
 				}
 				if (this.rateLimited) {
-					// It waited for the window (within the deadline); the bucket is
-					// hinted
-					// again, so the next round tries it first.
+					// It waited for the window, within the deadline; the bucket is
+					// hinted again, so the next round tries it first.
 					this.rateLimited = false;
 					break;
 				}
@@ -166,8 +165,7 @@ final class TopicPoller {
 			}
 			// Also with no time left: a poll looks once before it ends empty.
 			this.signals.awaitWork(Duration.ofNanos(Math.max(0, left)));
-			// Too little left to block: the jobs that look found are claimed, then it
-			// ends.
+			// Too little left to block: claim what that look found, then end.
 			lookedLast = deadline - System.nanoTime() < WorkSignals.SHORTEST_BLOCK.toNanos();
 		}
 		return Optional.empty();
