@@ -28,7 +28,7 @@ final class PolledDelivery implements PolledJob {
 
 	private final Delivery delivery;
 
-	private final TopicPoller poller;
+	private final Settlement poller;
 
 	private final long claimedNanos = System.nanoTime();
 
@@ -41,7 +41,7 @@ final class PolledDelivery implements PolledJob {
 	 */
 	private boolean mayHaveLanded;
 
-	PolledDelivery(ClaimedJob job, Delivery delivery, TopicPoller poller) {
+	PolledDelivery(ClaimedJob job, Delivery delivery, Settlement poller) {
 		this.job = job;
 		this.delivery = delivery;
 		this.poller = poller;
@@ -140,6 +140,32 @@ final class PolledDelivery implements PolledJob {
 		return Duration.ofNanos(System.nanoTime() - this.claimedNanos);
 	}
 
+	@Override
+	public String toString() {
+		return "PolledJob[topic=" + this.job.topic() + ", id=" + this.job.id() + ", attempt=" + this.job.attempt()
+				+ "]";
+	}
+
+	/**
+	 * What settling a polled job runs: {@link TopicPoller}'s scripts and outcomes, or a
+	 * test's.
+	 */
+	interface Settlement {
+
+		/** The payload read into {@code type}; throws if it cannot be. */
+		@Nullable Object read(ClaimedJob job, Class<?> type);
+
+		/** Whether Redis completed the job under its claim. */
+		boolean complete(ClaimedJob job);
+
+		/** Tells metrics and the listeners that the job completed. */
+		void succeeded(ClaimedJob job, Delivery delivery, Duration took);
+
+		/** Retries or buries the job; false if the claim was lost. */
+		boolean fail(ClaimedJob job, Delivery delivery, Throwable error, Duration took);
+
+	}
+
 	private enum Settled {
 
 		ACKNOWLEDGED, FAILED,
@@ -147,12 +173,6 @@ final class PolledDelivery implements PolledJob {
 		/** An ack or fail found the claim lost: its lease had expired. */
 		LEASE_EXPIRED
 
-	}
-
-	@Override
-	public String toString() {
-		return "PolledJob[topic=" + this.job.topic() + ", id=" + this.job.id() + ", attempt=" + this.job.attempt()
-				+ "]";
 	}
 
 }

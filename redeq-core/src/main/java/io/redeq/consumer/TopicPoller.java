@@ -37,7 +37,7 @@ import io.redeq.schedule.JobIds;
  * the next claim ({@link LostClaims}), as a fetcher does. Polled jobs get no lease
  * renewal: the lease is the caller's deadline.
  */
-final class TopicPoller {
+final class TopicPoller implements PolledDelivery.Settlement {
 
 	/** How often a poll of a paused topic looks whether it was resumed. */
 	private static final Duration PAUSED_CHECK = Duration.ofMillis(100);
@@ -238,26 +238,26 @@ final class TopicPoller {
 
 	// ---- what a PolledDelivery asks for
 
-	@Nullable Object read(ClaimedJob job, Class<?> type) {
+	@Override
+	public @Nullable Object read(ClaimedJob job, Class<?> type) {
 		return this.codec.read(job.payload(), type);
 	}
 
-	/** Whether Redis completed the job under its claim. */
-	boolean complete(ClaimedJob job) {
+	@Override
+	public boolean complete(ClaimedJob job) {
 		List<Boolean> completed = this.store.scripts()
 			.await(this.store.completeAll(job.bucket(), List.of(job)), "ack job " + JobOutcomes.describe(job));
 		return !completed.isEmpty() && completed.get(0);
 	}
 
-	void succeeded(ClaimedJob job, Delivery delivery, Duration took) {
+	@Override
+	public void succeeded(ClaimedJob job, Delivery delivery, Duration took) {
 		this.outcomes.succeeded(job, delivery, took);
 	}
 
-	/**
-	 * Retries or buries the job as a listener's failure would; false if the claim was
-	 * lost.
-	 */
-	boolean fail(ClaimedJob job, Delivery delivery, Throwable error, Duration took) {
+	/** Retries or buries the job as a listener's failure would. */
+	@Override
+	public boolean fail(ClaimedJob job, Delivery delivery, Throwable error, Duration took) {
 		return this.outcomes.failed(job, delivery, this.notRetryable.classify(error), took);
 	}
 
