@@ -71,7 +71,7 @@ final class HandlerInvocation {
 		Observation observation = this.observations.start(delivery, job.traceContext());
 		try (Observation.Scope scope = observation.openScope()) {
 			// Inside the try: whatever a listener does, the slot comes back below.
-			this.outcomes.started(delivery);
+			this.outcomes.started(job, delivery);
 			invoke(runningJob, delivery, observation);
 		}
 		finally {

@@ -59,9 +59,14 @@ final class JobOutcomes {
 	 * handler. Nothing is stored: Redis already knows from the claim (metrics count it
 	 * there).
 	 */
-	void started(Delivery delivery) {
+	void started(ClaimedJob job, Delivery delivery) {
 		for (JobLifecycleListener listener : this.listeners) {
-			safely(() -> listener.onStart(delivery));
+			if (listener instanceof VersionedLifecycleListener versioned) {
+				safely(() -> versioned.onStart(delivery, job.settings().version()));
+			}
+			else {
+				safely(() -> listener.onStart(delivery));
+			}
 		}
 	}
 
@@ -96,7 +101,12 @@ final class JobOutcomes {
 	void succeeded(ClaimedJob job, Delivery delivery, Duration took) {
 		this.events.completed(job.topic(), took);
 		for (JobLifecycleListener listener : this.listeners) {
-			safely(() -> listener.onSuccess(delivery, took));
+			if (listener instanceof VersionedLifecycleListener versioned) {
+				safely(() -> versioned.onSuccess(delivery, took, job.settings().version()));
+			}
+			else {
+				safely(() -> listener.onSuccess(delivery, took));
+			}
 		}
 	}
 
@@ -141,7 +151,12 @@ final class JobOutcomes {
 				maxAttempts, reason, next);
 		this.events.retried(job.topic(), took);
 		for (JobLifecycleListener listener : this.listeners) {
-			safely(() -> listener.onRetry(delivery, error, next));
+			if (listener instanceof VersionedLifecycleListener versioned) {
+				safely(() -> versioned.onRetry(delivery, error, next, job.settings().version()));
+			}
+			else {
+				safely(() -> listener.onRetry(delivery, error, next));
+			}
 		}
 		return true;
 	}
@@ -161,7 +176,12 @@ final class JobOutcomes {
 				describe(job), bounded, job.topic());
 		this.events.dead(job.topic());
 		for (JobLifecycleListener listener : this.listeners) {
-			safely(() -> listener.onDead(delivery, bounded));
+			if (listener instanceof VersionedLifecycleListener versioned) {
+				safely(() -> versioned.onDead(delivery, bounded, job.settings().version()));
+			}
+			else {
+				safely(() -> listener.onDead(delivery, bounded));
+			}
 		}
 		return true;
 	}

@@ -222,7 +222,7 @@ final class TopicPoller implements PolledDelivery.Settlement {
 		Delivery delivery = new Delivery(job.id(), job.topic(), job.attempt(), Instant.ofEpochMilli(job.dueAt()),
 				Instant.ofEpochMilli(job.createdAt()));
 		this.events.started(job.topic(), Duration.ofMillis(Math.max(0, result.now() - job.dueAt())));
-		this.outcomes.started(delivery);
+		this.outcomes.started(job, delivery);
 		return Optional.of(new PolledDelivery(job, delivery, this));
 	}
 

@@ -1,6 +1,7 @@
 package io.redeq.redis;
 
 import java.time.Duration;
+import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
@@ -8,19 +9,46 @@ import org.jspecify.annotations.Nullable;
  * What one job sets for itself, over its subscription's settings: a handler timeout, a
  * number of attempts, a priority. Written once with the job, in its payload record after
  * the created time
- * ({@code <created>;t<timeout ms>;a<max attempts>;p<priority>|<payload>}, each part only
- * when set), so a job that sets nothing stores and reads exactly what it did before these
- * settings existed.
+ * ({@code <created>;t<timeout ms>;a<max attempts>;p<priority>;v<version>|<payload>}, each
+ * part only when set), so a job that sets nothing stores and reads exactly what it did
+ * before these settings existed.
  *
  * @param timeoutMillis the handler timeout in ms, 0 when the subscription's applies
  * @param maxAttempts deliveries before a failing job is DEAD, 0 when the subscription's
  * applies
  * @param priority 0 (default) to 9; see {@code lib/priority.lua}
+ * @param version which version of the job this is, among the jobs scheduled under its id
+ * over time, or {@code null}: set only when the starter's journal asks for it (see
+ * {@link io.redeq.schedule.JournalHooks#versions}), so that an outcome is written to the
+ * journal row of the version that ran and never to the row of a newer version that
+ * replaced it
  */
-public record JobSettings(long timeoutMillis, int maxAttempts, int priority) {
+public record JobSettings(long timeoutMillis, int maxAttempts, int priority, @Nullable String version) {
 
 	/** A job that sets nothing. */
-	public static final JobSettings NONE = new JobSettings(0, 0, 0);
+	public static final JobSettings NONE = new JobSettings(0, 0, 0, null);
+
+	/** The most characters of a {@link #version()}. */
+	public static final int MAX_VERSION_LENGTH = 32;
+
+	private static final Pattern VERSION = Pattern.compile("[A-Za-z0-9_-]{1," + MAX_VERSION_LENGTH + "}");
+
+	public JobSettings {
+		if (version != null && !VERSION.matcher(version).matches()) {
+			throw new IllegalArgumentException("A job's version must be 1 to " + MAX_VERSION_LENGTH
+					+ " letters, digits, '-' or '_', but was '" + version + "'");
+		}
+	}
+
+	/**
+	 * Settings without a version.
+	 * @param timeoutMillis the handler timeout in ms, 0 when the subscription's applies
+	 * @param maxAttempts the attempts, 0 when the subscription's apply
+	 * @param priority 0 to 9
+	 */
+	public JobSettings(long timeoutMillis, int maxAttempts, int priority) {
+		this(timeoutMillis, maxAttempts, priority, null);
+	}
 
 	/**
 	 * The settings of a job as its builder left them.
@@ -35,6 +63,15 @@ public record JobSettings(long timeoutMillis, int maxAttempts, int priority) {
 		}
 		return new JobSettings((timeout != null) ? timeout.toMillis() : 0, (maxAttempts != null) ? maxAttempts : 0,
 				priority);
+	}
+
+	/**
+	 * The same settings for the given version of the job.
+	 * @param version the version, or {@code null} for none
+	 * @return the settings
+	 */
+	public JobSettings withVersion(@Nullable String version) {
+		return new JobSettings(this.timeoutMillis, this.maxAttempts, this.priority, version);
 	}
 
 	/**
@@ -55,6 +92,9 @@ public record JobSettings(long timeoutMillis, int maxAttempts, int priority) {
 		if (this.priority > 0) {
 			text.append(";p").append(this.priority);
 		}
+		if (this.version != null) {
+			text.append(";v").append(this.version);
+		}
 		return text.toString();
 	}
 
@@ -69,6 +109,7 @@ public record JobSettings(long timeoutMillis, int maxAttempts, int priority) {
 		long timeout = 0;
 		int attempts = 0;
 		int priority = 0;
+		String version = null;
 		for (String part : text.split(";")) {
 			if (part.length() < 2) {
 				continue;
@@ -78,11 +119,12 @@ public record JobSettings(long timeoutMillis, int maxAttempts, int priority) {
 				case 't' -> timeout = Long.parseLong(value);
 				case 'a' -> attempts = Integer.parseInt(value);
 				case 'p' -> priority = Integer.parseInt(value);
+				case 'v' -> version = value;
 				default -> {
 				}
 			}
 		}
-		return new JobSettings(timeout, attempts, priority);
+		return new JobSettings(timeout, attempts, priority, version);
 	}
 
 	/**

@@ -20,10 +20,13 @@ import io.redeq.Duplicate;
  * @param maxAttempts the job's own attempts, 0 for the subscription's
  * @param priority the job's priority, 0 to 9
  * @param traceContext the trace context stored beside the payload, or {@code null}
+ * @param version the version the job was sent as (see {@link JournalHooks#versions}), or
+ * {@code null} when none was asked for
  * @param kept whether Redis already held a job under this id and kept it
  * ({@link Duplicate#KEEP}): then nothing of this call was stored
  */
 public record AcceptedJob(String topic, String id, String payload, long dueAt, Duplicate onDuplicate,
-		long timeoutMillis, int maxAttempts, int priority, @Nullable String traceContext, boolean kept) {
+		long timeoutMillis, int maxAttempts, int priority, @Nullable String traceContext, @Nullable String version,
+		boolean kept) {
 
 }

@@ -16,6 +16,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -77,6 +78,9 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 	/** Told of each job a schedule call sent (see {@link JournalHooks#onAccepted}). */
 	private volatile @Nullable Consumer<AcceptedJob> acceptedListener;
 
+	/** Names the version of each job a call sends (see {@link JournalHooks#versions}). */
+	private volatile @Nullable Function<Job, String> versions;
+
 	public AsyncJobScheduler(RedisJobStore store, PayloadCodec codec, RedeqOptions options, WakeUps wakeUps,
 			JobEvents events, ScheduleObservations observations) {
 		this.store = store;
@@ -108,6 +112,10 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 
 	void acceptedListener(@Nullable Consumer<AcceptedJob> listener) {
 		this.acceptedListener = listener;
+	}
+
+	void versions(@Nullable Function<Job, String> versions) {
+		this.versions = versions;
 	}
 
 	@Override
@@ -331,7 +339,7 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 		try {
 			listener.accept(new AcceptedJob(prepared.topic, prepared.id, request.payload(),
 					(dueAt != null) ? Long.parseLong(dueAt) : -1, request.onDuplicate(), settings.timeoutMillis(),
-					settings.maxAttempts(), settings.priority(), request.traceContext(), kept));
+					settings.maxAttempts(), settings.priority(), request.traceContext(), settings.version(), kept));
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Listener of accepted job {} failed: {}", prepared.describe(), ex.toString());
@@ -346,8 +354,13 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 		boolean absolute = job.dueAt() != null;
 		long millis = absolute ? Validate.dueAt(topic, job.dueAt()).toEpochMilli()
 				: Validate.delay(topic, (job.delay() != null) ? job.delay() : Duration.ZERO).toMillis();
+		JobSettings settings = JobSettings.of(job.timeout(), job.maxAttempts(), job.priority());
+		Function<Job, String> versions = this.versions;
+		if (versions != null) {
+			settings = settings.withVersion(versions.apply(job));
+		}
 		return new Prepared(topic, id, new ScheduleRequest(KeySpace.jobKey(topic, id), payload, absolute, millis,
-				job.onDuplicate(), JobSettings.of(job.timeout(), job.maxAttempts(), job.priority()), null), true);
+				job.onDuplicate(), settings, null), true);
 	}
 
 	/** The payload as JSON, refused when it cannot be written or is too large. */

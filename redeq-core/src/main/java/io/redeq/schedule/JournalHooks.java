@@ -2,6 +2,7 @@ package io.redeq.schedule;
 
 import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
@@ -30,6 +31,20 @@ public final class JournalHooks {
 	 */
 	public void onAccepted(@Nullable Consumer<AcceptedJob> listener) {
 		this.scheduler.acceptedListener(listener);
+	}
+
+	/**
+	 * Names the version of each job a schedule call or a restore sends, stored with the
+	 * job in Redis and told to {@link io.redeq.consumer.VersionedLifecycleListener}s with
+	 * each step of its deliveries: the journal keys a job's row by topic and id, and a
+	 * job replaced under its id while it runs must not have the old version's outcome
+	 * written over the row of the new one. Called on the caller's thread as the call is
+	 * made; it must return 1 to {@link io.redeq.redis.JobSettings#MAX_VERSION_LENGTH}
+	 * letters, digits, '-' or '_'. One function at most; a second replaces the first.
+	 * @param versions the function, or {@code null} for none (jobs carry no version)
+	 */
+	public void versions(@Nullable Function<Job, String> versions) {
+		this.scheduler.versions(versions);
 	}
 
 	/**

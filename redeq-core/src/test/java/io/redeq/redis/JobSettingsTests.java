@@ -5,6 +5,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * Tests for {@link JobSettings}: what a job stores for itself in its payload record, and
@@ -27,6 +28,25 @@ class JobSettingsTests {
 		JobSettings priorityOnly = JobSettings.of(null, null, 4);
 		assertThat(priorityOnly.encode()).isEqualTo(";p4");
 		assertThat(JobSettings.decode(";p4")).isEqualTo(priorityOnly);
+	}
+
+	@Test
+	void storesAVersionAfterTheSettingsAndReadsItBack() {
+		JobSettings versioned = JobSettings.of(null, 3, 0).withVersion("Zq_4-x");
+		assertThat(versioned.encode()).isEqualTo(";a3;vZq_4-x");
+		assertThat(JobSettings.decode(versioned.encode())).isEqualTo(versioned);
+		assertThat(JobSettings.NONE.withVersion("v1").encode()).isEqualTo(";vv1");
+		assertThat(JobSettings.decode(";vv1").version()).isEqualTo("v1");
+	}
+
+	@Test
+	void refusesAVersionTheRecordCouldNotHold() {
+		assertThatIllegalArgumentException().isThrownBy(() -> JobSettings.NONE.withVersion("a;p9"))
+			.withMessageContaining("'a;p9'");
+		assertThatIllegalArgumentException().isThrownBy(() -> JobSettings.NONE.withVersion("a b"));
+		assertThatIllegalArgumentException().isThrownBy(() -> JobSettings.NONE.withVersion(""));
+		assertThatIllegalArgumentException().isThrownBy(() -> JobSettings.NONE.withVersion("x".repeat(33)))
+			.withMessageContaining("1 to 32");
 	}
 
 	@Test

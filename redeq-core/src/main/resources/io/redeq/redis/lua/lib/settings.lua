@@ -1,6 +1,6 @@
 -- A payload record: the job's created time, what the job sets for itself, and its payload,
 -- written once:
---   "<created>[;t<timeout ms>][;a<max attempts>][;p<priority>][ <trace context>]|<payload>"
+--   "<created>[;t<timeout ms>][;a<max attempts>][;p<priority>][;v<version>][ <trace context>]|<payload>"
 -- A job that sets nothing has "<created>|<payload>". The trace context (tracing on) follows a
 -- space and may hold ';' itself: settings end before it.
 --
