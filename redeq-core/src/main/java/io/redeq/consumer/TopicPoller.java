@@ -215,9 +215,15 @@ final class TopicPoller implements PolledDelivery.Settlement {
 		Duration lease = job.settings().timeout(this.settings.timeout());
 		if (!lease.equals(this.settings.lease())) {
 			// The job set its own timeout: its lease is that, as a listener's would be.
-			this.store.scripts()
-				.await(this.store.extend(bucket, lease.toMillis(), List.of(job)),
-						"lease polled job " + JobOutcomes.describe(job));
+			try {
+				this.store.scripts()
+					.await(this.store.extend(bucket, lease.toMillis(), List.of(job)),
+							"lease polled job " + JobOutcomes.describe(job));
+			}
+			catch (RedeqException ex) {
+				handBack(job); // not handed out, so back to READY with its attempt
+				throw ex;
+			}
 		}
 		Delivery delivery = new Delivery(job.id(), job.topic(), job.attempt(), Instant.ofEpochMilli(job.dueAt()),
 				Instant.ofEpochMilli(job.createdAt()));
@@ -226,7 +232,10 @@ final class TopicPoller implements PolledDelivery.Settlement {
 		return Optional.of(new PolledDelivery(job, delivery, this));
 	}
 
-	/** A job claimed while closing goes back to READY with its attempt. */
+	/**
+	 * A job claimed but not handed out (closing, or its lease could not be set) goes back
+	 * to READY with its attempt; if Redis does not answer, when its lease expires.
+	 */
 	private void handBack(ClaimedJob job) {
 		try {
 			this.store.release(job.bucket(), List.of(job), true);
