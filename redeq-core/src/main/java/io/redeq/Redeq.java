@@ -8,11 +8,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.function.Function;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -29,6 +31,7 @@ import io.redeq.consumer.ConsumerContext;
 import io.redeq.consumer.ConsumerSettings;
 import io.redeq.consumer.HandOffs;
 import io.redeq.consumer.LocalWorkSignals;
+import io.redeq.consumer.Pollers;
 import io.redeq.consumer.TopicConsumer;
 import io.redeq.control.RateLimit;
 import io.redeq.control.TopicPauses;
@@ -124,6 +127,8 @@ public final class Redeq implements AutoCloseable {
 
 	private final SubscriptionRegistry subscriptions = new SubscriptionRegistry();
 
+	private final Pollers pollers;
+
 	private final SnapshotRefresher snapshots;
 
 	private final TopicPauses pauses;
@@ -180,7 +185,7 @@ public final class Redeq implements AutoCloseable {
 				? new ScheduleObservations(observationRegistry, builder.scheduleConvention) : ScheduleObservations.OFF;
 		this.client = new JobScheduler(
 				new AsyncJobScheduler(this.store, this.codec, options, this.wakeUps, this.events, scheduleObservations),
-				scripts, recurring);
+				scripts, recurring, this::poll);
 		this.admin = new QueueAdmin(this.store, this.queries, recurring, this.pauses);
 		ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, (task) -> {
 			Thread thread = new Thread(task, "redeq-timers-" + options.prefix());
@@ -202,6 +207,38 @@ public final class Redeq implements AutoCloseable {
 		if (meters != null) {
 			this.snapshots.onRefresh(meters::update);
 		}
+		this.pollers = new Pollers(consumerContext(), (topic) -> pollSettings(topic, builder.pollOptions.apply(topic)),
+				builder.pollNotRetryable, this::watchPauses);
+	}
+
+	/**
+	 * Before a topic's first poll: keeps this instance's copy of the paused topics fresh,
+	 * and reads it now, so that the first poll already sees a pause.
+	 */
+	private void watchPauses() {
+		this.pauses.watch(this.timers);
+		this.pauses.refresh();
+	}
+
+	private Optional<PolledJob> poll(String topic, Duration maxWait) {
+		return this.pollers.poll(topic, maxWait);
+	}
+
+	private ConsumerContext consumerContext() {
+		return new ConsumerContext(this.options, this.store, this.codec, this.events, this.listeners, this.wakeUps,
+				this.timers, this.instanceId, this.localSignals, this.processObservations, this.pauses, this.handOffs);
+	}
+
+	// A listener's settings, with the lease the whole timeout: nothing renews it.
+	private ConsumerSettings pollSettings(String topic, SubscriptionOptions subscriptionOptions) {
+		Duration timeout = subscriptionOptions.timeout(this.options);
+		return new ConsumerSettings(topic, Object.class, 1, subscriptionOptions.maxAttempts(this.options), timeout,
+				timeout, subscriptionOptions.backoff(this.options), rateLimit(subscriptionOptions));
+	}
+
+	private static @Nullable RateLimit rateLimit(SubscriptionOptions subscriptionOptions) {
+		return (subscriptionOptions.rateLimitPermits() != null)
+				? new RateLimit(subscriptionOptions.rateLimitPermits(), subscriptionOptions.rateLimitWindow()) : null;
 	}
 
 	// Declaring a recurring job wakes its bucket's migrator like scheduling a job does.
@@ -468,12 +505,8 @@ public final class Redeq implements AutoCloseable {
 		ConsumerSettings settings = new ConsumerSettings(topic, payloadType,
 				subscriptionOptions.concurrency(this.options), subscriptionOptions.maxAttempts(this.options), timeout,
 				subscriptionOptions.lease(timeout), subscriptionOptions.backoff(this.options),
-				(subscriptionOptions.rateLimitPermits() != null)
-						? new RateLimit(subscriptionOptions.rateLimitPermits(), subscriptionOptions.rateLimitWindow())
-						: null);
-		ConsumerContext context = new ConsumerContext(this.options, this.store, this.codec, this.events, this.listeners,
-				this.wakeUps, this.timers, this.instanceId, this.localSignals, this.processObservations, this.pauses,
-				this.handOffs);
+				rateLimit(subscriptionOptions));
+		ConsumerContext context = consumerContext();
 		TopicConsumer consumer = this.subscriptions.register(topic,
 				(onClosed) -> new TopicConsumer(settings, (JobHandler<Object>) handler, context, onClosed));
 		this.pauses.watch(this.timers);
@@ -494,6 +527,7 @@ public final class Redeq implements AutoCloseable {
 			this.closed = true;
 		}
 		removeShutdownHook();
+		this.pollers.close();
 		this.subscriptions.closeAll();
 		if (this.migrator != null) {
 			this.migrator.close();
@@ -587,6 +621,10 @@ public final class Redeq implements AutoCloseable {
 		private boolean autoStartup = true;
 
 		private boolean shutdownHook;
+
+		private Function<String, SubscriptionOptions> pollOptions = (topic) -> SubscriptionOptions.defaults();
+
+		private Function<String, Set<String>> pollNotRetryable = (topic) -> Set.of();
 
 		private Builder(AbstractRedisClient client) {
 			this.client = Objects.requireNonNull(client, "Lettuce client must not be null");
@@ -740,6 +778,27 @@ public final class Redeq implements AutoCloseable {
 		public long reshard() {
 			RedeqOptions options = options();
 			return Resharder.reshard(this.client, options.prefix(), options.buckets(), options.commandTimeout());
+		}
+
+		/**
+		 * The settings of each topic's polled jobs ({@link RedeqClient#poll}): the
+		 * timeout that is their lease, max attempts, backoff and rate limit, unset ones
+		 * the engine's (the default for every topic); and the exception classes, by fully
+		 * qualified name, whose failures make a polled job DEAD at once, as
+		 * {@link NotRetryableException} does (none by default). The Spring Boot starter
+		 * passes {@code redeq.topics.<topic>.*} and {@code redeq.consumer.not-retryable}
+		 * here, so polled jobs follow the settings a listener of the topic gets from
+		 * configuration.
+		 * @param options a topic's settings, asked once, at the topic's first poll
+		 * @param notRetryable a topic's not-retryable exception class names, asked once
+		 * @return this builder
+		 * @since 0.1.0
+		 */
+		public Builder pollSettings(Function<String, SubscriptionOptions> options,
+				Function<String, Set<String>> notRetryable) {
+			this.pollOptions = Objects.requireNonNull(options, "options must not be null");
+			this.pollNotRetryable = Objects.requireNonNull(notRetryable, "notRetryable must not be null");
+			return this;
 		}
 
 		/**

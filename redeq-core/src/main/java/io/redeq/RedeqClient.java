@@ -123,6 +123,27 @@ public interface RedeqClient {
 	boolean cancelRecurring(String topic, String id);
 
 	/**
+	 * Takes one due job of {@code topic} without a listener, waiting up to
+	 * {@code maxWait} for one: the caller is woken as soon as a job becomes due (the same
+	 * wake-up listeners get, no busy polling). The job is leased to the caller like a
+	 * listener's job (the topic's timeout) until {@link PolledJob#ack()} completes it or
+	 * {@link PolledJob#fail(Throwable)} retries or buries it; not settled within its
+	 * lease, it is delivered again. A paused topic hands out nothing. Polls of one topic
+	 * in one engine take turns, oldest first.
+	 * @param topic the topic
+	 * @param maxWait how long to wait for a due job: zero to only look, at most one day
+	 * @return the leased job, or empty if none was due within {@code maxWait}, or when
+	 * the engine closed meanwhile, or the calling thread was interrupted (its interrupt
+	 * flag is then set again)
+	 * @throws IllegalArgumentException if the topic is blank or malformed, or
+	 * {@code maxWait} is null, negative or longer than a day
+	 * @throws IllegalStateException if the engine is closed
+	 * @throws RedeqUnavailableException if Redis does not answer
+	 * @since 0.1.0
+	 */
+	Optional<PolledJob> poll(String topic, Duration maxWait);
+
+	/**
 	 * The same operations without blocking the caller: each returns a
 	 * {@link java.util.concurrent.CompletableFuture}. In Spring, the client bean's view
 	 * is transaction-aware in the same way as the client.

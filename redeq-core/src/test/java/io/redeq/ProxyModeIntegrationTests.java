@@ -6,9 +6,12 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
@@ -192,6 +195,27 @@ class ProxyModeIntegrationTests {
 		// The median is robust to a loaded machine's hiccups: woken locally it measured 4
 		// to 40 ms here; left to the 200 ms poll of the signal list, 131 and 433 ms.
 		assertThat(sorted.get(sorted.size() / 2)).isLessThan(Duration.ofMillis(90));
+		try (StatefulRedisConnection<String, String> connection = this.admin.connect()) {
+			assertThat(connection.sync().aclLog()).as("ACL LOG").isEmpty();
+		}
+	}
+
+	@Test
+	void aPollWaitsWithoutBlockingCommandsAndIsWokenByItsOwnMigrator() throws Exception {
+		try (Redeq redeq = proxied().pollInterval(Duration.ofMinutes(1)).build()) {
+			long start = System.nanoTime();
+			CompletableFuture<Optional<PolledJob>> polled = CompletableFuture
+				.supplyAsync(() -> redeq.client().poll("report", Duration.ofSeconds(30)));
+			redeq.client().schedule(Job.builder("report").id("r").payload("ok").delay(Duration.ofMillis(300)).build());
+
+			PolledJob job = polled.get(20, TimeUnit.SECONDS).orElseThrow();
+
+			// Neither the 30 s wait nor the one-minute poll interval ran out.
+			assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(10_000);
+			job.ack();
+			assertThat(redeq.client().poll("report", Duration.ofMillis(300))).isEmpty();
+			assertThat(redeq.client().find("report", "r")).isEmpty();
+		}
 		try (StatefulRedisConnection<String, String> connection = this.admin.connect()) {
 			assertThat(connection.sync().aclLog()).as("ACL LOG").isEmpty();
 		}

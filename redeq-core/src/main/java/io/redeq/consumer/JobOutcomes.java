@@ -3,6 +3,7 @@ package io.redeq.consumer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
@@ -40,10 +41,11 @@ final class JobOutcomes {
 
 	private final WakeUps wakeUps;
 
-	private final Acknowledgements acknowledgements;
+	/** The batched completions of a subscription; {@code null} for polled jobs. */
+	private final @Nullable Acknowledgements acknowledgements;
 
 	JobOutcomes(RedisJobStore store, ConsumerSettings settings, List<JobLifecycleListener> listeners, JobEvents events,
-			WakeUps wakeUps, Acknowledgements acknowledgements) {
+			WakeUps wakeUps, @Nullable Acknowledgements acknowledgements) {
 		this.store = store;
 		this.settings = settings;
 		this.listeners = listeners;
@@ -74,7 +76,9 @@ final class JobOutcomes {
 	 * for it, possibly on another worker's thread.
 	 */
 	void completed(ClaimedJob job, Delivery delivery, Duration took) {
-		this.acknowledgements.add(job, (answer) -> {
+		Acknowledgements acknowledgements = Objects.requireNonNull(this.acknowledgements,
+				"completions of polled jobs are stored by their ack");
+		acknowledgements.add(job, (answer) -> {
 			switch (answer) {
 				case CLAIM_LOST -> {
 					logger.warn(
@@ -89,39 +93,45 @@ final class JobOutcomes {
 				case COMPLETED -> {
 				}
 			}
-			this.events.completed(job.topic(), took);
-			for (JobLifecycleListener listener : this.listeners) {
-				if (listener instanceof VersionedLifecycleListener versioned) {
-					safely(() -> versioned.onSuccess(delivery, took, job.settings().version()));
-				}
-				else {
-					safely(() -> listener.onSuccess(delivery, took));
-				}
-			}
+			succeeded(job, delivery, took);
 		});
+	}
+
+	/** Tells metrics and the listeners that Redis completed the job. */
+	void succeeded(ClaimedJob job, Delivery delivery, Duration took) {
+		this.events.completed(job.topic(), took);
+		for (JobLifecycleListener listener : this.listeners) {
+			if (listener instanceof VersionedLifecycleListener versioned) {
+				safely(() -> versioned.onSuccess(delivery, took, job.settings().version()));
+			}
+			else {
+				safely(() -> listener.onSuccess(delivery, took));
+			}
+		}
 	}
 
 	/** Sends the completions queued by {@link #completed}; never throws for Redis. */
 	void sendCompletions() {
-		this.acknowledgements.send();
+		if (this.acknowledgements != null) {
+			this.acknowledgements.send();
+		}
 	}
 
 	/**
 	 * Retries a failed job after the backoff, or after the delay a
 	 * {@link RetryAfterException} asks for; buries it when its attempts are used up or
 	 * the handler said retrying cannot help ({@link NotRetryableException}).
+	 * @return {@code false} if the claim was lost, so nothing was stored
 	 */
-	void failed(ClaimedJob job, Delivery delivery, Throwable error, Duration took) {
+	boolean failed(ClaimedJob job, Delivery delivery, Throwable error, Duration took) {
 		String reason = reason(error);
 		int maxAttempts = job.settings().maxAttempts(this.settings.maxAttempts());
 		if (causeOfType(error, NotRetryableException.class) != null) {
-			dead(job, delivery,
+			return dead(job, delivery,
 					"attempt " + job.attempt() + " of " + maxAttempts + " failed and is not retryable: " + reason);
-			return;
 		}
 		if (job.attempt() >= maxAttempts) {
-			dead(job, delivery, "attempt " + job.attempt() + " of " + maxAttempts + " failed: " + reason);
-			return;
+			return dead(job, delivery, "attempt " + job.attempt() + " of " + maxAttempts + " failed: " + reason);
 		}
 		RetryAfterException retryAfter = causeOfType(error, RetryAfterException.class);
 		Duration backoff = (retryAfter != null) ? retryAfter.delay()
@@ -130,7 +140,7 @@ final class JobOutcomes {
 			.await(this.store.retry(job, backoff.toMillis(), reason), "retry job " + describe(job));
 		if (retry.isEmpty()) {
 			logger.warn("Job {} failed after its claim was lost; another instance owns it now", describe(job));
-			return;
+			return false;
 		}
 		long dueAt = Long.parseLong(retry.get().value());
 		if (retry.get().earliest()) {
@@ -148,14 +158,19 @@ final class JobOutcomes {
 				safely(() -> listener.onRetry(delivery, error, next));
 			}
 		}
+		return true;
 	}
 
-	void dead(ClaimedJob job, Delivery delivery, String reason) {
+	/**
+	 * Moves a job to DEAD.
+	 * @return {@code false} if the claim was lost, so nothing was stored
+	 */
+	boolean dead(ClaimedJob job, Delivery delivery, String reason) {
 		String bounded = (reason.length() > MAX_ERROR_LENGTH) ? reason.substring(0, MAX_ERROR_LENGTH) + "…" : reason;
 		long diedAt = this.store.scripts().await(this.store.bury(job, bounded), "bury job " + describe(job));
 		if (diedAt == 0) {
 			logger.warn("Job {} could not be moved to DEAD: its claim was lost", describe(job));
-			return;
+			return false;
 		}
 		logger.warn("Job {} is DEAD: {}. Inspect it with RedeqAdmin.deadJobs(\"{}\", 0, 50), requeue with requeueDead",
 				describe(job), bounded, job.topic());
@@ -168,6 +183,7 @@ final class JobOutcomes {
 				safely(() -> listener.onDead(delivery, bounded));
 			}
 		}
+		return true;
 	}
 
 	/**

@@ -35,6 +35,12 @@ final class WorkSignals {
 	/** How often a fetcher without blocking commands looks at its signal list. */
 	private static final Duration NON_BLOCKING_POLL = Duration.ofMillis(200);
 
+	/**
+	 * The shortest wait done with BLPOP; a shorter one only looks at the list (a BLPOP
+	 * timeout of 0 would block for ever).
+	 */
+	static final Duration SHORTEST_BLOCK = Duration.ofMillis(10);
+
 	private final RedisJobStore store;
 
 	private final RedeqOptions options;
@@ -131,8 +137,55 @@ final class WorkSignals {
 		}
 	}
 
-	private @Nullable String blockForSignal() {
+	/**
+	 * Waits until a bucket is worth a claim, at most {@code max} (a poll's time left, see
+	 * {@link TopicPoller}): blocks on the signal list for the shorter of {@code max} and
+	 * the poll interval, or only looks at it when {@code max} is too short to block. A
+	 * wait shorter than the poll interval is the poll's last, so it also checks whether
+	 * any of the topic's ready lists exists: a poll never ends empty without having
+	 * looked, even when the signal of a READY job went to another consumer.
+	 */
+	void awaitWork(Duration max) {
+		if (!this.hints.isEmpty() || this.closed) {
+			return;
+		}
 		Duration poll = this.options.pollInterval();
+		boolean last = max.compareTo(poll) < 0;
+		Duration wait = last ? max : poll;
+		String bucket;
+		if (this.options.blocksInRedis() && wait.compareTo(SHORTEST_BLOCK) >= 0) {
+			bucket = blockForSignal(wait);
+		}
+		else {
+			bucket = this.store.scripts()
+				.await(this.store.scripts().connections().commands().lpop(this.signalKey),
+						"poll for work on " + this.topic);
+			if (bucket == null && !this.options.blocksInRedis()) {
+				awaitLocalSignal((wait.compareTo(NON_BLOCKING_POLL) < 0) ? wait : NON_BLOCKING_POLL);
+			}
+		}
+		if (bucket != null) {
+			this.hints.add(Integer.parseInt(bucket));
+			this.holdsSignal = true;
+			return;
+		}
+		if (!this.hints.isEmpty()) {
+			return; // a local signal
+		}
+		if (last || System.nanoTime() - this.lastScan >= poll.toNanos()) {
+			this.lastScan = System.nanoTime();
+			if (!this.closed && this.store.anyReady(this.topic)) {
+				this.hints.addAll(this.options.buckets());
+			}
+		}
+	}
+
+	private @Nullable String blockForSignal() {
+		return blockForSignal(this.options.pollInterval());
+	}
+
+	/** BLPOP for {@code poll} (whole milliseconds; Redis 6 takes fractional seconds). */
+	private @Nullable String blockForSignal(Duration poll) {
 		try {
 			KeyValue<String, String> signal = this.store.scripts()
 				.await(RedisConnections.asyncOf(blockingConnection()).blpop(poll.toMillis() / 1000.0, this.signalKey),

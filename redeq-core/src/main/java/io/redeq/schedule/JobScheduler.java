@@ -7,12 +7,14 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BiFunction;
 
 import org.jspecify.annotations.Nullable;
 
 import io.redeq.AsyncRedeqClient;
 import io.redeq.Job;
 import io.redeq.JobInfo;
+import io.redeq.PolledJob;
 import io.redeq.Recurring;
 import io.redeq.RedeqClient;
 import io.redeq.RedeqException;
@@ -38,10 +40,21 @@ public final class JobScheduler implements RedeqClient {
 
 	private final RecurringJobs recurring;
 
-	public JobScheduler(AsyncJobScheduler async, ScriptRunner scripts, RecurringJobs recurring) {
+	private final BiFunction<String, Duration, Optional<PolledJob>> polls;
+
+	/**
+	 * A client whose {@link #poll(String, Duration)} runs on the engine's pull consumers.
+	 * @param async the asynchronous client
+	 * @param scripts the script runner
+	 * @param recurring the recurring jobs
+	 * @param polls what polls a topic (validating its arguments)
+	 */
+	public JobScheduler(AsyncJobScheduler async, ScriptRunner scripts, RecurringJobs recurring,
+			BiFunction<String, Duration, Optional<PolledJob>> polls) {
 		this.async = async;
 		this.scripts = scripts;
 		this.recurring = recurring;
+		this.polls = polls;
 		this.bound = async.longestWait().multipliedBy(2).plusSeconds(1);
 	}
 
@@ -147,6 +160,11 @@ public final class JobScheduler implements RedeqClient {
 	@Override
 	public boolean cancelRecurring(String topic, String id) {
 		return this.recurring.cancel(topic, id);
+	}
+
+	@Override
+	public Optional<PolledJob> poll(String topic, Duration maxWait) {
+		return this.polls.apply(topic, maxWait);
 	}
 
 	private <T> T await(CompletableFuture<T> reply, String operation) {

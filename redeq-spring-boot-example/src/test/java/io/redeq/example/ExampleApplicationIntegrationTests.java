@@ -194,6 +194,36 @@ class ExampleApplicationIntegrationTests {
 		assertThat(get("/actuator/redeq")).contains("\"rateLimit\":\"5/1000ms\"");
 	}
 
+	@Test
+	void reportsArePulledWithPollBuiltAndAckedOrFailedWhenUnknown() throws Exception {
+		String id = post("/reports", "{\"name\":\"sales\",\"in\":\"300ms\"}").replaceAll(".*\"id\":\"([^\"]+)\".*",
+				"$1");
+
+		// Woken when the request becomes due, well within the wait.
+		HttpResponse<String> built = send("/reports/next?wait=10s");
+		assertThat(built.statusCode()).isEqualTo(200);
+		assertThat(built.body()).contains("\"id\":\"" + id + "\"").contains("The sales report");
+		assertThat(this.app.getBean(RedeqClient.class).find("report.build", id)).isEmpty();
+		JdbcTemplate jdbc = this.app.getBean(JdbcTemplate.class);
+		await().atMost(Duration.ofSeconds(15))
+			.until(() -> jdbc.queryForObject("SELECT state FROM redeq_job WHERE id = ?", String.class, id),
+					"COMPLETED"::equals);
+
+		post("/reports", "{\"name\":\"horoscope\"}");
+		assertThat(send("/reports/next?wait=10s").statusCode()).isEqualTo(422);
+		assertThat(this.app.getBean(RedeqAdmin.class).deadJobs("report.build", 0, 10)).singleElement()
+			.satisfies((dead) -> assertThat(dead.lastError()).contains("no report named horoscope"));
+
+		assertThat(send("/reports/next?wait=200ms").statusCode()).isEqualTo(204);
+	}
+
+	private HttpResponse<String> send(String path) throws Exception {
+		HttpRequest request = HttpRequest.newBuilder(URI.create(this.base + path))
+			.POST(HttpRequest.BodyPublishers.noBody())
+			.build();
+		return this.http.send(request, HttpResponse.BodyHandlers.ofString());
+	}
+
 	private String post(String path, String json) throws Exception {
 		HttpRequest request = HttpRequest.newBuilder(URI.create(this.base + path))
 			.header("Content-Type", "application/json")

@@ -15,6 +15,7 @@ import io.redeq.AsyncRedeqClient;
 import io.redeq.Job;
 import io.redeq.JobInfo;
 import io.redeq.JobState;
+import io.redeq.PolledJob;
 import io.redeq.Recurring;
 import io.redeq.RedeqClient;
 import io.redeq.schedule.AcceptedJob;
@@ -66,6 +67,15 @@ final class JournalingRedeqClient implements RedeqClient {
 	@Override
 	public boolean cancelRecurring(String topic, String id) {
 		return this.target.cancelRecurring(topic, id);
+	}
+
+	/**
+	 * Polls on the target; the journal learns what became of the polled job from the
+	 * engine's lifecycle events, as for a listener's job.
+	 */
+	@Override
+	public Optional<PolledJob> poll(String topic, Duration maxWait) {
+		return this.target.poll(topic, maxWait);
 	}
 
 	@Override

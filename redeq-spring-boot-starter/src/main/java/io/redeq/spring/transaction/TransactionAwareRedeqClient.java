@@ -20,6 +20,7 @@ import io.redeq.AsyncRedeqClient;
 import io.redeq.Job;
 import io.redeq.JobInfo;
 import io.redeq.JobState;
+import io.redeq.PolledJob;
 import io.redeq.Recurring;
 import io.redeq.RedeqClient;
 import io.redeq.internal.Validate;
@@ -293,6 +294,16 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 	@Override
 	public boolean cancelRecurring(String topic, String id) {
 		return this.target.cancelRecurring(topic, id);
+	}
+
+	/**
+	 * Polls at once, also inside a transaction: the job is leased now, and its
+	 * {@link PolledJob#ack()} or {@link PolledJob#fail(Throwable)} is applied when
+	 * called, not at commit.
+	 */
+	@Override
+	public Optional<PolledJob> poll(String topic, Duration maxWait) {
+		return this.target.poll(topic, maxWait);
 	}
 
 	private boolean isWaiting(String topic, String id, boolean deadCounts) {

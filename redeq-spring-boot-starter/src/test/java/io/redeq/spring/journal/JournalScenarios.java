@@ -45,6 +45,7 @@ import io.redeq.Duplicate;
 import io.redeq.DuplicateJobException;
 import io.redeq.Job;
 import io.redeq.JobInfo;
+import io.redeq.PolledJob;
 import io.redeq.Redeq;
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
@@ -947,6 +948,11 @@ abstract class JournalScenarios {
 			@Override
 			public boolean cancelRecurring(String topic, String id) {
 				return target.cancelRecurring(topic, id);
+			}
+
+			@Override
+			public Optional<PolledJob> poll(String topic, Duration maxWait) {
+				return target.poll(topic, maxWait);
 			}
 
 		};

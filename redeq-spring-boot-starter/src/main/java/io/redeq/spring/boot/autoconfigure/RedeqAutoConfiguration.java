@@ -15,9 +15,11 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.function.SingletonSupplier;
 
 import io.redeq.JobLifecycleListener;
 import io.redeq.Redeq;
@@ -83,7 +85,7 @@ public final class RedeqAutoConfiguration {
 				ObjectProvider<RedeqBuilderCustomizer> customizers,
 				ObjectProvider<ObservationRegistry> observationRegistry,
 				ObjectProvider<RedeqScheduleObservationConvention> scheduleConvention,
-				ObjectProvider<RedeqProcessObservationConvention> processConvention) {
+				ObjectProvider<RedeqProcessObservationConvention> processConvention, Environment environment) {
 			// Started by RedeqEngineLifecycle, not here: a bean's creation must not write
 			// to Redis, and the migrator must not run in a context that then fails.
 			Redeq.Builder builder = Redeq.builder(nativeClient(connectionFactory))
@@ -97,6 +99,14 @@ public final class RedeqAutoConfiguration {
 				builder.payloadMapper(mapper);
 			}
 			lifecycleListeners.orderedStream().forEach(builder::lifecycleListener);
+			// Polled jobs follow the settings a listener of their topic gets from
+			// configuration; read at the first poll, so that an application that never
+			// polls is not refused for a topic setting only its listeners check.
+			SingletonSupplier<PropertiesListenerDefaults> topics = SingletonSupplier
+				.of(() -> new PropertiesListenerDefaults(TopicOverrides.resolve(environment, properties),
+						properties.getConsumer().getBackoff(), properties.getConsumer().getNotRetryable()));
+			builder.pollSettings((topic) -> topics.obtain().forTopic(topic).build(),
+					(topic) -> topics.obtain().notRetryable(topic));
 			if (properties.getObservation().isEnabled()) {
 				// Like spring-kafka's observationEnabled: off by default, so that an
 				// application with tracing on does not store trace context with every job
