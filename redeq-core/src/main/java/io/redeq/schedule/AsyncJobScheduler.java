@@ -81,6 +81,12 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 	/** Names the version of each job a call sends (see {@link JournalHooks#versions}). */
 	private volatile @Nullable Function<Job, String> versions;
 
+	/**
+	 * The trace context a job was given before it was sent (see
+	 * {@link JournalHooks#traceContexts}).
+	 */
+	private volatile @Nullable Function<Job, @Nullable String> traceContexts;
+
 	public AsyncJobScheduler(RedisJobStore store, PayloadCodec codec, RedeqOptions options, WakeUps wakeUps,
 			JobEvents events, ScheduleObservations observations) {
 		this.store = store;
@@ -118,6 +124,20 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 		this.versions = versions;
 	}
 
+	void traceContexts(@Nullable Function<Job, @Nullable String> traceContexts) {
+		this.traceContexts = traceContexts;
+	}
+
+	/**
+	 * Starts and stops the observation of scheduling a job now, for a job that is sent
+	 * later (see {@link JournalHooks#traceContextHere}).
+	 */
+	@Nullable String traceContextHere(String topic, String id) {
+		ScheduleObservations.Started observed = this.observations.start(topic, id);
+		observed.stop(null);
+		return observed.traceContext();
+	}
+
 	@Override
 	public CompletableFuture<String> schedule(String topic, @Nullable Object payload, Duration delay) {
 		return schedule(Job.builder(topic).payload(payload).delay(delay).build());
@@ -131,6 +151,10 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 	@Override
 	public CompletableFuture<String> schedule(Job job) {
 		Prepared prepared = prepare(job);
+		if (prepared.request.traceContext() != null) {
+			// Observed when it was first scheduled (see JournalHooks.traceContexts).
+			return send(prepared);
+		}
 		ScheduleObservations.Started observed = this.observations.start(prepared.topic, prepared.id);
 		CompletableFuture<String> result;
 		try {
@@ -205,6 +229,9 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 		if (this.observations.enabled()) {
 			for (int i = 0; i < prepared.size(); i++) {
 				Prepared p = prepared.get(i);
+				if (p.request.traceContext() != null) {
+					continue;
+				}
 				ScheduleObservations.Started started = this.observations.start(p.topic, p.id);
 				observed.add(started);
 				prepared.set(i, p.withTrace(started.traceContext()));
@@ -360,8 +387,10 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 		if (versions != null) {
 			settings = settings.withVersion(versions.apply(job));
 		}
+		Function<Job, @Nullable String> traceContexts = this.traceContexts;
+		String traceContext = (traceContexts != null) ? traceContexts.apply(job) : null;
 		return new Prepared(topic, id, new ScheduleRequest(KeySpace.jobKey(topic, id), payload, absolute, millis,
-				job.onDuplicate(), settings, null), true);
+				job.onDuplicate(), settings, traceContext), true);
 	}
 
 	/** The payload as JSON, refused when it cannot be written or is too large. */

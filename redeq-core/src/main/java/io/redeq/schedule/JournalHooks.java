@@ -48,6 +48,31 @@ public final class JournalHooks {
 	}
 
 	/**
+	 * Gives jobs the trace context they were observed with when they were first
+	 * scheduled, before they are sent: a job the starter's outbox recorded in a
+	 * transaction and sent after the commit, or by the relay on another instance, keeps
+	 * the trace of the request that scheduled it. A job given one is not observed again
+	 * when sent. Called on the caller's thread as the call is made; {@code null} for a
+	 * job that has none. One function at most; a second replaces the first.
+	 * @param traceContexts the function, or {@code null} for none
+	 */
+	public void traceContexts(@Nullable Function<Job, @Nullable String> traceContexts) {
+		this.scheduler.traceContexts(traceContexts);
+	}
+
+	/**
+	 * Observes the scheduling of a job now, on the caller's thread, for a job that is
+	 * sent later (an outbox row): the observation's parent is the caller's current one.
+	 * @param topic the job's topic
+	 * @param id the job's id
+	 * @return the trace context to send the job with (see {@link #traceContexts}), or
+	 * {@code null} when observation is off or no tracer wrote one
+	 */
+	public @Nullable String traceContextHere(String topic, String id) {
+		return this.scheduler.traceContextHere(topic, id);
+	}
+
+	/**
 	 * The payload of a job as the JSON text Redis would store, written by the engine's
 	 * codec. The size limit is not checked here: a schedule call checks it.
 	 * @param job the job, with its id

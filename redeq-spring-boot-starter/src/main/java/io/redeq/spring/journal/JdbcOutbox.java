@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import javax.sql.DataSource;
@@ -63,6 +64,8 @@ final class JdbcOutbox implements TransactionalOutbox {
 
 	private final JobVersions versions;
 
+	private final BiFunction<String, String, @Nullable String> traceContexts;
+
 	private final Clock clock;
 
 	private volatile boolean warnedOwnConnection;
@@ -74,12 +77,15 @@ final class JdbcOutbox implements TransactionalOutbox {
 	 * @param table the journal table
 	 * @param payloads writes a job's payload as the JSON Redis would hold (the engine's
 	 * codec)
+	 * @param traceContexts observes the scheduling of a job at the outbox write, where
+	 * the caller's trace is current, and gives the trace context to send it with
 	 * @param versions where each job's version waits for its send after commit
 	 * @param clock the clock of journal times
 	 */
 	JdbcOutbox(DataSource dataSource, JournalDialect dialect, String table, Function<Job, String> payloads,
-			JobVersions versions, Clock clock) {
+			BiFunction<String, String, @Nullable String> traceContexts, JobVersions versions, Clock clock) {
 		this.dataSource = dataSource;
+		this.traceContexts = traceContexts;
 		this.versions = versions;
 		this.upsertSql = dialect.upsert(table);
 		this.discardSql = "UPDATE " + table + " SET state = '" + JournalState.CANCELLED + "', updated_at = ?, "
@@ -113,10 +119,11 @@ final class JdbcOutbox implements TransactionalOutbox {
 				for (Job job : jobs) {
 					String payload = (job.payload() != null) ? this.payloads.apply(job) : null;
 					String version = JobVersions.next();
-					JournalRow.of(job, payload, dueAt(job, now), null, version)
+					String traceContext = this.traceContexts.apply(job.topic(), String.valueOf(job.id()));
+					JournalRow.of(job, payload, dueAt(job, now), traceContext, version)
 						.bindUpsert(upsert, JournalState.OUTBOX, now);
 					upsert.addBatch();
-					this.versions.assign(job, version);
+					this.versions.assign(job, version, traceContext);
 					versioned.add(job);
 				}
 				upsert.executeBatch();

@@ -38,8 +38,10 @@ final class JobVersions implements Function<Job, @Nullable String> {
 
 	private static final Base64.Encoder TEXT = Base64.getUrlEncoder().withoutPadding();
 
-	/** Versions given to job instances about to be sent, by identity. */
-	private final Map<Job, @Nullable String> assigned = new IdentityHashMap<>();
+	/**
+	 * Versions and trace contexts given to job instances about to be sent, by identity.
+	 */
+	private final Map<Job, Row> assigned = new IdentityHashMap<>();
 
 	/**
 	 * A new version: 11 characters of URL-safe base 64, which the engine's record holds
@@ -59,11 +61,25 @@ final class JobVersions implements Function<Job, @Nullable String> {
 	@Override
 	public @Nullable String apply(Job job) {
 		synchronized (this.assigned) {
-			if (this.assigned.containsKey(job)) {
-				return this.assigned.get(job);
+			Row row = this.assigned.get(job);
+			if (row != null) {
+				return row.version();
 			}
 		}
 		return next();
+	}
+
+	/**
+	 * The trace context the engine sends this job with: the one its row recorded when the
+	 * job was scheduled in its transaction, or null (the send is observed as usual).
+	 * @param job the job about to be sent
+	 * @return the trace context, or null
+	 */
+	@Nullable String traceContextOf(Job job) {
+		synchronized (this.assigned) {
+			Row row = this.assigned.get(job);
+			return (row != null) ? row.traceContext() : null;
+		}
 	}
 
 	/**
@@ -71,10 +87,11 @@ final class JobVersions implements Function<Job, @Nullable String> {
 	 * @param job the job about to be sent
 	 * @param version the row's version, or null for a row that has none (the job is then
 	 * sent without one)
+	 * @param traceContext the row's trace context, or null
 	 */
-	void assign(Job job, @Nullable String version) {
+	void assign(Job job, @Nullable String version, @Nullable String traceContext) {
 		synchronized (this.assigned) {
-			this.assigned.put(job, version);
+			this.assigned.put(job, new Row(version, traceContext));
 		}
 	}
 
@@ -92,12 +109,13 @@ final class JobVersions implements Function<Job, @Nullable String> {
 	 * Sends a job as the version of its row.
 	 * @param job the job
 	 * @param version the row's version
+	 * @param traceContext the row's trace context, or null
 	 * @param send what sends it
 	 * @param <T> what the send returns
 	 * @return what the send returned
 	 */
-	<T> T sending(Job job, @Nullable String version, Supplier<T> send) {
-		assign(job, version);
+	<T> T sending(Job job, @Nullable String version, @Nullable String traceContext, Supplier<T> send) {
+		assign(job, version, traceContext);
 		try {
 			return send.get();
 		}
@@ -114,6 +132,10 @@ final class JobVersions implements Function<Job, @Nullable String> {
 		synchronized (this.assigned) {
 			return this.assigned.size();
 		}
+	}
+
+	/** What a job instance is sent as: its row's version and trace context. */
+	private record Row(@Nullable String version, @Nullable String traceContext) {
 	}
 
 }

@@ -358,7 +358,7 @@ final class JournalRecovery {
 				// As the version of its row: the outcomes of the restored job finish that
 				// row.
 				Job job = row.toJob(this.mapper);
-				this.versions.sending(job, row.version(),
+				this.versions.sending(job, row.version(), row.traceContext(),
 						() -> this.restorer.restore(job, Math.max(0, row.attempts()), row.traceContext()));
 				sent++;
 			}

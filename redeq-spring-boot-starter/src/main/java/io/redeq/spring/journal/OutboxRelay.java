@@ -143,7 +143,7 @@ final class OutboxRelay {
 		try {
 			for (JournalRow row : rows) {
 				Job job = row.toRelayedJob(this.mapper);
-				this.versions.assign(job, row.version());
+				this.versions.assign(job, row.version(), row.traceContext());
 				jobs.add(job);
 			}
 			this.client.scheduleAll(jobs);
@@ -186,7 +186,7 @@ final class OutboxRelay {
 				continue;
 			}
 			try {
-				this.versions.sending(job, row.version(), () -> this.client.schedule(job));
+				this.versions.sending(job, row.version(), row.traceContext(), () -> this.client.schedule(job));
 				sent.add(row);
 			}
 			catch (CapacityExceededException ex) {

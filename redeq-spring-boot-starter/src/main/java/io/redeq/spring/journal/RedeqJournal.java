@@ -100,7 +100,9 @@ public final class RedeqJournal implements SmartLifecycle, DisposableBean {
 		this.writer = writer;
 		this.versions = new JobVersions();
 		hooks.versions(this.versions);
-		this.outbox = new JdbcOutbox(dataSource, dialect, table, hooks::payloadJson, this.versions, clock);
+		hooks.traceContexts(this.versions::traceContextOf);
+		this.outbox = new JdbcOutbox(dataSource, dialect, table, hooks::payloadJson, hooks::traceContextHere,
+				this.versions, clock);
 		hooks.onAccepted((job) -> JournalingRedeqClient.accepted(writer, clock, job));
 		this.relay = new OutboxRelay(dataSource, table, client, mapper, this.versions, clock, settings.relayGrace(),
 				settings.batchSize());
