@@ -42,9 +42,9 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Every job operation on a bucket whose cluster slot is caught in the middle of a move
- * (issue 10, finding 1): the slot is MIGRATING on its master and IMPORTING on the other,
- * and only part of its keys have been moved, the state {@code redis-cli --cluster
+ * Every job operation on a bucket whose cluster slot is caught in the middle of a move:
+ * the slot is MIGRATING on its master and IMPORTING on the other, and only part of its
+ * keys have been moved, the state {@code redis-cli --cluster
  * reshard} passes through for every slot it moves.
  *
  * <p>

@@ -302,7 +302,7 @@ class LeasesAndShutdownIntegrationTests {
 			// Generous bounds that catch a busy loop; W5 measures the real figures.
 			// Commands inside scripts count here: the periodic look at each bucket's
 			// earliest job (ZRANGE) and each bucket lock's renewal (GET, PEXPIRE) run
-			// inside a few script calls a second, about 90 commands a second in all.
+			// inside a few script calls a second.
 			assertThat(scriptsPerSecond).as("script calls per second of an idle engine").isLessThan(10);
 			assertThat(perSecond).as("Redis commands per second of an idle engine, inside scripts included")
 				.isLessThan(200);

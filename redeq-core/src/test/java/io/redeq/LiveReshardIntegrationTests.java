@@ -35,15 +35,14 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Three engines schedule and consume without pause while {@code redis-cli --cluster
- * reshard} moves slots that hold redeq buckets from master to master (issue 10, finding
- * 1, as it happens in production): every slot moved passes through MIGRATING/IMPORTING
- * with its keys split over two nodes, one key at a time ({@code --cluster-pipeline 1}).
- * Every job is counted: each accepted job runs exactly as often as its kind says (once;
- * twice when its first attempt fails on purpose, then DEAD for a poison job), none lost,
- * none doubled. Leases are long, so no job may legitimately run twice, and an outcome
- * (complete, retry, bury) that Redis refuses while a slot is half moved must be stored
- * again by the engine, not left to a lease expiry: otherwise the job stays IN_FLIGHT
- * here.
+ * reshard} moves slots that hold redeq buckets from master to master (as it happens in
+ * production): every slot moved passes through MIGRATING/IMPORTING with its keys split
+ * over two nodes, one key at a time ({@code --cluster-pipeline 1}). Every job is counted:
+ * each accepted job runs exactly as often as its kind says (once; twice when its first
+ * attempt fails on purpose, then DEAD for a poison job), none lost, none doubled. Leases
+ * are long, so no job may legitimately run twice, and an outcome (complete, retry, bury)
+ * that Redis refuses while a slot is half moved must be stored again by the engine, not
+ * left to a lease expiry: otherwise the job stays IN_FLIGHT here.
  *
  * <p>
  * The prefix is chosen so that bucket 0 has one of the lowest slots (below 16). Each

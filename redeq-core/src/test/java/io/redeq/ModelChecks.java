@@ -315,7 +315,7 @@ final class ModelChecks {
 				// see
 				// one between the engine starting the handler and the handler's first
 				// line: a
-				// claim that no handler ran must not cost an attempt (DESIGN-NOTES), and
+				// claim that no handler ran must not cost an attempt, and
 				// a
 				// paused or stalled handler logs its attempt when it resumes.
 				boolean killedDuring = this.state.disrupted(EnumSet.of(Cause.KILL), null, round.start, until, topic);

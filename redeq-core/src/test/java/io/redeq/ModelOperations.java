@@ -365,7 +365,7 @@ final class ModelOperations {
 	}
 
 	/**
-	 * A DEAD job has ended its life (BRIEF: done | DEAD are the ends), so it does not
+	 * A DEAD job has ended its life (done and DEAD are a job's ends), so it does not
 	 * count as existing: every duplicate policy schedules the new job in its place, as
 	 * REPLACE always did. Checked through find: the job found must be the new one
 	 * (created during the call), or already gone.

@@ -19,10 +19,10 @@ import org.jspecify.annotations.Nullable;
 
 import io.redeq.RedeqException;
 
-// Over 300 lines: it is the one door, with a method per script (about twenty), each now
-// "send, then let the result record parse the reply". The sending helpers that declare
-// each bucket's known topics (runOn, runRemembered, runMigrateWithAllTopics) could be a class of
-// their own; they stay here while the hot path they sit on is being measured.
+// Over 300 lines: it is the one door, with a method per script, each "send, then let the
+// result record parse the reply". The sending helpers that declare each bucket's known
+// topics (runOn, runRemembered, runMigrateWithAllTopics) stay beside the hot path they
+// serve.
 /**
  * The one door to job state in Redis: a method per state change, each one Lua script on
  * one bucket's keys (so each is atomic and Cluster-safe). Every key a script touches is

@@ -72,7 +72,10 @@ abstract class JournalScenarios {
 
 	static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-	/** How long the database is away in the outage scenario, as the issue asks. */
+	/**
+	 * How long the database is away in the outage scenario: many of the journal writer's
+	 * failed writes, with jobs scheduled and run all the while.
+	 */
 	static final Duration DATABASE_DOWN = Duration.ofSeconds(30);
 
 	private final RedisServer redis;
