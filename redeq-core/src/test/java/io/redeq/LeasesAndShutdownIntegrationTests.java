@@ -79,8 +79,8 @@ class LeasesAndShutdownIntegrationTests {
 			}, SHORT_LEASE);
 			doomed.client().schedule(Job.builder("work").id("w").payload("x").build());
 			assertThat(claimed.await(10, TimeUnit.SECONDS)).isTrue();
-			// The instance dies: its connections drop and nothing is cleaned up or handed
-			// back.
+			// The instance dies: its connections drop and nothing is cleaned up
+			// or handed back.
 			doomedClient.shutdown(Duration.ZERO, Duration.ZERO);
 
 			List<Delivery> completedElsewhere = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -225,8 +225,8 @@ class LeasesAndShutdownIntegrationTests {
 						released = letAFinish.await(100, TimeUnit.MILLISECONDS);
 					}
 					catch (InterruptedException ex) {
-						interruptsIgnored.incrementAndGet(); // a handler that ignores
-																// interruption
+						// A handler that ignores interruption.
+						interruptsIgnored.incrementAndGet();
 					}
 				}
 				runningInA.set(false);
@@ -250,8 +250,8 @@ class LeasesAndShutdownIntegrationTests {
 				});
 
 			letAFinish.countDown();
-			// A's claim ends with its lease, not renewed since A closed; then B runs the
-			// job.
+			// A's claim ends with its lease, not renewed since A closed; then B
+			// runs the job.
 			await().atMost(Duration.ofSeconds(20)).until(() -> startedInB.size() == 1);
 			assertThat(overlapped).as("B started the job while A's handler still ran").isFalse();
 			assertThat(startedInB.get(0).attempt()).isEqualTo(2);

@@ -189,10 +189,8 @@ class LiveReshardIntegrationTests {
 				int slots = owned.indexOf(hotSlot) + 1;
 				if (slots == 0) {
 					// The first node and the owner disagree about bucket 0's slot: seen
-					// when
-					// two masters resolve an epoch collision after the last round. Settle
-					// it
-					// as an operator would; every job must still end right.
+					// when two masters resolve an epoch collision after the last round.
+					// Settle it as an operator would; every job must still end right.
 					System.out.println("[live-reshard] round " + round + ": " + from + " does not list slot " + hotSlot
 							+ " it serves by the first node's view; settling the slot");
 					this.cluster.fix();
@@ -213,15 +211,14 @@ class LiveReshardIntegrationTests {
 					if (ex.getMessage() != null
 							&& (ex.getMessage().contains("BUSYKEY") || ex.getMessage().contains("Target key exists"))) {
 						// A key the engine wrote on the new owner while the old one held
-						// it:
-						// redeq's fault, reported below.
+						// it: redeq's fault, reported below.
 						reshardFailure = failure;
 					}
 					else {
 						// redis-cli or the cluster's gossip left the slot half done (seen
 						// under heavy load: nodes disagreeing about one slot for a
-						// minute).
-						// An operator runs --cluster fix; every job must still end right.
+						// minute). An operator runs --cluster fix; every job must
+						// still end right.
 						System.out.println("[live-reshard] " + failure + "; healing with redis-cli --cluster fix");
 						this.cluster.fix();
 						slotDropped = (slotDropped != null) ? slotDropped : droppedBy(probe, marker, "round " + round);

@@ -254,8 +254,8 @@ class NoLossIntegrationTests {
 						.add(delivery.attempt());
 					running.decrementAndGet();
 				}, SubscriptionOptions.builder().maxAttempts(1).concurrency(1).lease(Duration.ofSeconds(10)).build());
-				// The engine's calls, these included, time out while the proxy holds a
-				// reply.
+				// The engine's calls, these included, time out while the proxy
+				// holds a reply.
 				await().atMost(Duration.ofSeconds(30)).ignoreException(RedeqUnavailableException.class).until(() -> {
 					TopicStats stats = redeq.admin().stats("lost.claim");
 					return stats.dead() > 0 || (attempts.size() == jobs && stats.pending() == 0);

@@ -106,8 +106,7 @@ class ProxyModeIntegrationTests {
 		}
 		try (StatefulRedisConnection<String, String> connection = this.admin.connect()) {
 			// So an empty ACL LOG after a run means redeq sent none of them, not even
-			// from
-			// a script.
+			// from a script.
 			assertThat(connection.sync().aclLog()).hasSize(3)
 				.anySatisfy(
 						(entry) -> assertThat(entry).containsEntry("context", "lua").containsEntry("object", "publish"))
@@ -122,8 +121,7 @@ class ProxyModeIntegrationTests {
 		AtomicBoolean healed = new AtomicBoolean();
 		// One instance migrates and schedules; the other consumes and schedules, and
 		// migrates nothing: its jobs reach the migrator only through its timers and
-		// sweep,
-		// and the consumer hears of them only by polling.
+		// sweep, and the consumer hears of them only by polling.
 		try (Redeq migrating = proxied().build(); Redeq consuming = proxied().migratorEnabled(false).build()) {
 			consuming.subscribe("mail", String.class, (payload, delivery) -> {
 				if (delivery.attempt() == 1) {

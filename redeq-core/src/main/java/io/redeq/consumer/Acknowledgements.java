@@ -293,8 +293,8 @@ final class Acknowledgements {
 	 */
 	List<ClaimedJob> flush(long deadlineNanos) {
 		this.flushing = true;
-		// The queue too: an answer a renewal or a late reply brought is reported when
-		// drained.
+		// The queue too: an answer a renewal or a late reply brought is
+		// reported when drained.
 		while ((!this.unconfirmed.isEmpty() || !this.queue.isEmpty()) && deadlineNanos - System.nanoTime() > 0) {
 			retryNow();
 			awaitChange(Math.min(deadlineNanos - System.nanoTime(), FIRST_RETRY_DELAY.toNanos()));

@@ -151,8 +151,7 @@ class DashboardIntegrationTests {
 	@Test
 	void overviewAndTopicPageChartHowLateJobsStarted() throws Exception {
 		// The server is shared by this class's tests: their jobs' lateness would blend
-		// into
-		// the overview's figures.
+		// into the overview's figures.
 		RedisClient client = RedisClient.create("redis://" + this.redis.host() + ":" + this.redis.port());
 		try (var connection = client.connect()) {
 			connection.sync().flushall();
