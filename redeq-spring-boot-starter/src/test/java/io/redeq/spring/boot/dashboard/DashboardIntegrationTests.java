@@ -380,8 +380,8 @@ class DashboardIntegrationTests {
 			assertThat(refused.statusCode()).as(planted).isEqualTo(403);
 			assertThat(refused.body()).contains("CSRF");
 		}
-		// A genuine token, issued to another user of the same dashboard, is no good
-		// either.
+		// A genuine token, issued to another user of the same dashboard, is
+		// no good either.
 		HttpResponse<String> otherUser = postWithCookie("/redeq/actions", genuine,
 				form("requeue", ids.get(0), "redeq-csrf", genuine), "X-Test-User", "mallory");
 		assertThat(otherUser.statusCode()).isEqualTo(403);
