@@ -2,8 +2,7 @@ package io.redeq;
 
 /**
  * Thrown when a topic already holds {@code redeq.max-pending} pending jobs and refuses
- * one more (the seed design's {@code JOB_POOL_EXCEEDED}). Nothing of the refused job is
- * written.
+ * one more. Nothing of the refused job is written.
  *
  * @since 0.1.0
  */

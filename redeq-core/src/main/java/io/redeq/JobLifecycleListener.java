@@ -4,11 +4,11 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Told when each delivered job starts an attempt, and what became of it: the seed
- * design's onSucceed, onRetry and onFailed. {@link #onStart} is called on the worker
- * thread just before the handler; the outcomes are called after the outcome is stored in
- * Redis. A listener that throws is logged and ignored. Register with
- * {@link Redeq.Builder#lifecycleListener}; in Spring, declare beans of this type.
+ * Told when each delivered job starts an attempt, and what became of it: succeeded,
+ * retried or failed. {@link #onStart} is called on the worker thread just before the
+ * handler; the outcomes are called after the outcome is stored in Redis. A listener that
+ * throws is logged and ignored. Register with {@link Redeq.Builder#lifecycleListener}; in
+ * Spring, declare beans of this type.
  *
  * @since 0.1.0
  */

@@ -246,8 +246,8 @@ public final class Recurring {
 								+ ((this.cron == null) ? "neither" : "both"));
 			}
 			Recurring recurring = new Recurring(this);
-			RecurringSchedule.of(recurring); // validates the cron expression or the
-												// period
+			// Validates the cron expression or the period.
+			RecurringSchedule.of(recurring);
 			return recurring;
 		}
 

@@ -59,9 +59,8 @@ import io.redeq.schedule.JobScheduler;
 import io.redeq.schedule.JournalHooks;
 import io.redeq.schedule.WakeUps;
 
-// Over 300 lines: the contract (CONTRACT.md) makes this one class the whole entry point
-// (client, admin, four subscribe overloads, snapshots, close) and the home of its Builder
-// (about 120 lines). The settings, their defaults and their rules are in RedeqOptions; the
+// Over 300 lines: the public API makes this one class the whole entry point (client,
+// admin, four subscribe overloads, snapshots, close) and the home of its Builder. The settings, their defaults and their rules are in RedeqOptions; the
 // running subscriptions in SubscriptionRegistry.
 /**
  * The redeq engine on one Lettuce client: its {@link #client() client} schedules jobs,
@@ -340,7 +339,7 @@ public final class Redeq implements AutoCloseable {
 	}
 
 	/**
-	 * Internal, no part of the contract (it may change): schedules jobs restored from
+	 * Internal, no part of the public API (it may change): schedules jobs restored from
 	 * elsewhere with the attempts they already used. The starter's journal recovery sends
 	 * the jobs Redis lost through it.
 	 * @return the restorer
@@ -363,8 +362,8 @@ public final class Redeq implements AutoCloseable {
 	}
 
 	/**
-	 * Internal, no part of the contract (it may change): what the starter's journal needs
-	 * from scheduling, so that its rows hold what Redis holds.
+	 * Internal, no part of the public API (it may change): what the starter's journal
+	 * needs from scheduling, so that its rows hold what Redis holds.
 	 * @return the hooks
 	 */
 	public JournalHooks journalHooks() {

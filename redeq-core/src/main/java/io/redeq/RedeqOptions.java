@@ -19,9 +19,8 @@ import io.redeq.internal.Validate;
  */
 public final class RedeqOptions {
 
-	// About 500 lines on purpose: the one place for all twenty-one settings, each with
-	// its
-	// default, its accessor and its validating setter (named after its configuration key:
+	// Over 300 lines on purpose: the one place for all settings, each with its default,
+	// its accessor and its validating setter (named after its configuration key:
 	// redeq.migrator.batch-size -> batchSize).
 
 	/** Default of {@code redeq.prefix}. */
@@ -73,8 +72,8 @@ public final class RedeqOptions {
 	 * with concurrency 4 holds up to 256 jobs beyond its running ones. A backlog fills
 	 * only what its handlers finish in about 10 ms ({@code Workers}); the rest is room
 	 * for jobs handed over ahead of their due time, which the early hand-off gathers 100
-	 * ms ahead ({@code HandOffs}): at 2k jobs/s, 16 per handler capped it at about 30 ms
-	 * and W3 paid 1.29 scripts per job, 64 per handler let it gather 100 ms at 1.09.
+	 * ms ahead ({@code HandOffs}): with less room, a busy listener cannot take all the
+	 * jobs falling due in that window, and those left over cost scripts of their own.
 	 */
 	public static final int DEFAULT_PREFETCH_PER_HANDLER = 64;
 

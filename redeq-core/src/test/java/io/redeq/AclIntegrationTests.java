@@ -63,8 +63,8 @@ class AclIntegrationTests {
 	@BeforeEach
 	void createUsers() {
 		acl("SETUSER redeq-app reset on >app-secret " + KEYS + " " + COMMANDS);
-		// The same commands, but the bucket keys ({shop:...}) are missing from its key
-		// patterns.
+		// The same commands, but the bucket keys ({shop:...}) are missing from
+		// its key patterns.
 		acl("SETUSER no-buckets reset on >other-secret resetkeys ~shop:* resetchannels &shop:* " + COMMANDS);
 		// The keys, but no scripts.
 		acl("SETUSER no-scripts reset on >third-secret " + KEYS + " "
@@ -139,8 +139,8 @@ class AclIntegrationTests {
 			await().atMost(Duration.ofSeconds(5)).until(() -> admin.stats("mail").pending() == 0);
 			assertThat(admin.purgeDead("mail")).isZero();
 			assertThat(redeq.refreshSnapshot()).isNotNull();
-			// Instances: the heartbeat set and each instance's description (SET PX, GET,
-			// DEL).
+			// Instances: the heartbeat set and each instance's description (SET
+			// PX, GET, DEL).
 			await().atMost(Duration.ofSeconds(10))
 				.untilAsserted(() -> assertThat(admin.instances()).singleElement()
 					.satisfies((instance) -> assertThat(instance.listeners()).extracting(InstanceInfo.Listener::topic)

@@ -42,8 +42,8 @@ class BadInputIntegrationTests {
 
 	@Test
 	void builderRefusesOutOfRangeSettingsAndABadInstanceId() {
-		// Each setting's rule is tested in RedeqOptionsTests; the engine's builder shares
-		// its setters.
+		// Each setting's rule is tested in RedeqOptionsTests; the engine's builder
+		// shares its setters.
 		Redeq.Builder builder = Redeq.builder(this.lettuce);
 		assertThatIllegalArgumentException().isThrownBy(() -> builder.buckets(10))
 			.withMessage("redeq.buckets must be a power of two between 1 and 1024, but was 10");

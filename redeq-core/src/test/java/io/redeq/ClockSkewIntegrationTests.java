@@ -47,8 +47,8 @@ class ClockSkewIntegrationTests {
 			assertThat(childInstant - now).as("the child's Instant.now() really is off")
 				.isBetween(skew.toMillis() - 3000, skew.toMillis() + 3000);
 			// Redis time read just before scheduling: due must be 1 s after it (plus the
-			// time the call took), where a clock-bound engine would put it 29 s before
-			// it.
+			// time the call took), where a clock-bound engine would put it
+			// 29 s before it.
 			assertThat(dueInMs).as("due time minus Redis time before scheduling with a 1 s delay")
 				.isBetween(1000L, 6000L);
 

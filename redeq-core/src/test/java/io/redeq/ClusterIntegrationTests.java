@@ -419,8 +419,8 @@ class ClusterIntegrationTests {
 						acknowledged.add(id);
 					}
 					catch (RedeqException ex) {
-						refused.incrementAndGet(); // not acknowledged: the caller knows,
-													// may retry
+						// Not acknowledged: the caller knows, may retry.
+						refused.incrementAndGet();
 					}
 				}
 			}, "producer");

@@ -42,9 +42,9 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Every job operation on a bucket whose cluster slot is caught in the middle of a move
- * (issue 10, finding 1): the slot is MIGRATING on its master and IMPORTING on the other,
- * and only part of its keys have been moved, the state {@code redis-cli --cluster
+ * Every job operation on a bucket whose cluster slot is caught in the middle of a move:
+ * the slot is MIGRATING on its master and IMPORTING on the other, and only part of its
+ * keys have been moved, the state {@code redis-cli --cluster
  * reshard} passes through for every slot it moves.
  *
  * <p>
@@ -154,16 +154,15 @@ class ClusterSlotMigrationIntegrationTests {
 			.pollInterval(Duration.ofSeconds(1))
 			.shutdownTimeout(Duration.ofMillis(500))
 			.commandTimeout(Duration.ofSeconds(5))
-			// Jobs must wait READY behind busy handlers while the slot moves, not
-			// prefetched.
+			// Jobs must wait READY behind busy handlers while the slot
+			// moves, not prefetched.
 			.prefetch(0)
 			.build()) {
 			RedeqClient jobs = redeq.client();
 			RedeqAdmin admin = redeq.admin();
 			SubscriptionOptions shortLease = SubscriptionOptions.builder().concurrency(3).lease(SHORT_LEASE).build();
 
-			// ---- before the slot opens: every operation's starting state, all in one
-			// bucket
+			// ---- before the slot opens: each operation's starting state, in one bucket
 
 			// A delayed job far in the future: it must simply survive the move.
 			String far = ids.next("far");
@@ -230,8 +229,8 @@ class ClusterSlotMigrationIntegrationTests {
 			});
 			startRunning(jobs, ledger, ids, expected, "hold", 1, 1, 1, null);
 
-			// claim: READY jobs with no consumer yet; one subscribes while the slot is
-			// open.
+			// claim: READY jobs with no consumer yet; one subscribes while the
+			// slot is open.
 			waitReady(jobs, admin, ids, expected, "claim", 6, 1, 1, null);
 
 			// sched: two READY already; six are scheduled while the slot is open.
@@ -255,9 +254,8 @@ class ClusterSlotMigrationIntegrationTests {
 			List<String> topicKeys = before.stream().filter(ClusterSlotMigrationIntegrationTests::isTopicKey).toList();
 			List<String> bucketKeys = before.stream().filter((key) -> !isTopicKey(key)).toList();
 			if (topicKeys.isEmpty() || bucketKeys.isEmpty()) {
-				// A key layout that names no key after its topic: split the slot's
-				// keys in two halves by name instead; the point is that some, not all,
-				// move.
+				// A key layout that names no key after its topic: split the slot's keys
+				// in two halves by name instead; the point is that some, not all, move.
 				List<String> sorted = before.stream().sorted().toList();
 				topicKeys = sorted.subList(0, sorted.size() / 2);
 				bucketKeys = sorted.subList(sorted.size() / 2, sorted.size());
@@ -277,8 +275,7 @@ class ClusterSlotMigrationIntegrationTests {
 			// ---- every operation while the slot is open
 
 			// Sent side by side: a refused call waits out the command timeout, and one
-			// after
-			// the other they kept the slot open for most of a minute.
+			// after the other they kept the slot open for most of a minute.
 			Map<String, String> refusedSchedules = refusals(ids.next("sched", 6), (id) -> {
 				jobs.schedule(job("sched", id, Duration.ofMillis(200)));
 				return null;
@@ -296,13 +293,11 @@ class ClusterSlotMigrationIntegrationTests {
 			slotOpen.countDown(); // retry and bury handlers fail now
 			releasing.close();
 			// A correct engine makes no progress on this bucket while the slot is open
-			// (it
-			// must refuse before writing), so there is no condition to wait for: the slot
-			// stays open for a fixed stretch, and nothing may close it meanwhile.
+			// (it must refuse before writing), so there is no condition to wait for: the
+			// slot stays open for a fixed stretch, and nothing may close it meanwhile.
 			await().during(WINDOW).atMost(WINDOW.plusSeconds(5)).until(migration::isOpen);
 
-			// ---- the move finishes, as redis-cli --cluster fix (--cluster-replace)
-			// would
+			// ---- the move finishes, as redis-cli --cluster fix --cluster-replace would
 
 			long slotClosedMillis = (System.nanoTime() - startedAt) / 1_000_000;
 			List<String> onBothNodes = migration.finish(true);

@@ -69,8 +69,8 @@ class ConsumingIntegrationTests {
 
 		RedeqClient client = this.redeq.client();
 		String id = client.schedule("records", new Item("apple", 3), Duration.ofMillis(100));
-		// Multi-byte characters and a surrogate pair: redeq's codec sizes every argument
-		// itself (ExactUtf8Codec).
+		// Multi-byte characters and a surrogate pair: redeq's codec sizes every
+		// argument itself (ExactUtf8Codec).
 		String text = "hello caf\u00e9 \u4e2d\u6587 \ud83d\ude00";
 		client.schedule("strings", text, Duration.ZERO);
 		client.schedule("bytes", "raw".getBytes(), Duration.ZERO);
@@ -287,8 +287,8 @@ class ConsumingIntegrationTests {
 			attempts.merge(delivery.id(), 1, Integer::sum);
 			if (payload.equals("hang") && delivery.attempt() == 1) {
 				hung.countDown();
-				new CountDownLatch(1).await(); // never returns on its own: the timeout
-												// interrupts it
+				// Never returns on its own: the timeout interrupts it.
+				new CountDownLatch(1).await();
 			}
 			done.add(delivery.id());
 		}, SubscriptionOptions.builder().concurrency(1).timeout(Duration.ofMillis(500)).maxAttempts(2).build());

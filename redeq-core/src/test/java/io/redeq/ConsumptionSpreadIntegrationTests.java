@@ -81,8 +81,8 @@ class ConsumptionSpreadIntegrationTests {
 				runsPerJob.computeIfAbsent(delivery.id(), (id) -> new AtomicInteger()).incrementAndGet();
 			}, SubscriptionOptions.builder().concurrency(4).build());
 		}
-		// Each takes at most 6 of the 16 buckets (a share rounded up), so the last one
-		// takes 4.
+		// Each takes at most 6 of the 16 buckets (a share rounded up), so the last
+		// one takes 4.
 		await().atMost(Duration.ofSeconds(15))
 			.until(() -> this.engines.stream().allMatch((engine) -> engine.ownedBuckets().length >= 4)
 					&& this.engines.stream().mapToInt((engine) -> engine.ownedBuckets().length).sum() == 16);

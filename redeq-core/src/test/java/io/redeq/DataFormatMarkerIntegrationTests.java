@@ -50,8 +50,8 @@ class DataFormatMarkerIntegrationTests {
 					.withMessageContaining("data format 4")
 					.withMessageContaining("format 3")
 					.withMessageContaining("newer version of redeq");
-				// It was refused before the bucket count (which differs too) was looked
-				// at.
+				// It was refused before the bucket count (which differs too)
+				// was looked at.
 				assertThat(redis.hgetall("newer:meta")).isEqualTo(Map.of("format", "4", "buckets", "4"));
 				assertThat(redis.keys("newer*")).containsExactlyInAnyOrder("newer:meta",
 						"newer:something-format-4-wrote");

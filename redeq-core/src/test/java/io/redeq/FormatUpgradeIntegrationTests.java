@@ -156,8 +156,8 @@ class FormatUpgradeIntegrationTests {
 	void inFlightJobsAreCountedFromTheLeaseSetAndTheCountersOfAnEarlierVersionAreForgotten() throws Exception {
 		String counts = new KeySpace("counted", 1).tag(0) + ":count";
 		try (StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
-			// What an earlier redeq left: a per-topic in-flight counter beside the
-			// pending one.
+			// What an earlier redeq left: a per-topic in-flight counter beside
+			// the pending one.
 			connection.sync().hset(counts, Map.of("t", "0", "t:i", "5"));
 		}
 		CountDownLatch finish = new CountDownLatch(1);

@@ -33,8 +33,7 @@ final class GrantLog implements AutoCloseable {
 							new Grant((long) entry.getScore(), Integer.parseInt(member.substring(bar + 1))));
 				}
 				try {
-					Thread.sleep(20); // the sampling interval of this recorder, not a
-										// wait
+					Thread.sleep(20); // this recorder's sampling interval, not a wait
 				}
 				catch (InterruptedException ex) {
 					return;

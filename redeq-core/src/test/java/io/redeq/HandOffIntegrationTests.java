@@ -102,7 +102,7 @@ class HandOffIntegrationTests {
 
 			// One migrate call and one complete script per job would be 80 scripts: each
 			// call taking only what is due within the lead, each completion going alone.
-			// A call takes the jobs of the next 24 ms, and a completion waits for the
+			// A call takes the jobs of its look-ahead, and a completion waits for the
 			// others of its bucket.
 			assertThat(CommandStats.scriptCalls(this.lettuce)).as("scripts for %d jobs", total).isLessThan(total);
 		}

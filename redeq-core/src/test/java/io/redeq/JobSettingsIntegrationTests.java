@@ -104,8 +104,8 @@ class JobSettingsIntegrationTests {
 			assertThat(first.jobs()).hasSize(2)
 				.anySatisfy((job) -> assertThat(job.settings().maxAttempts()).isEqualTo(1));
 			await().atMost(Duration.ofSeconds(5)).until(() -> {
-				store.migrate(0, 10, true, "", 10_000, 0); // the sweep reclaims expired
-															// leases
+				// The sweep reclaims expired leases.
+				store.migrate(0, 10, true, "", 10_000, 0);
 				return engine.admin().stats("crash").ready() == 2;
 			});
 

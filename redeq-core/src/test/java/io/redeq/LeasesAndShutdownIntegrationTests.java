@@ -79,8 +79,8 @@ class LeasesAndShutdownIntegrationTests {
 			}, SHORT_LEASE);
 			doomed.client().schedule(Job.builder("work").id("w").payload("x").build());
 			assertThat(claimed.await(10, TimeUnit.SECONDS)).isTrue();
-			// The instance dies: its connections drop and nothing is cleaned up or handed
-			// back.
+			// The instance dies: its connections drop and nothing is cleaned up
+			// or handed back.
 			doomedClient.shutdown(Duration.ZERO, Duration.ZERO);
 
 			List<Delivery> completedElsewhere = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -225,8 +225,8 @@ class LeasesAndShutdownIntegrationTests {
 						released = letAFinish.await(100, TimeUnit.MILLISECONDS);
 					}
 					catch (InterruptedException ex) {
-						interruptsIgnored.incrementAndGet(); // a handler that ignores
-																// interruption
+						// A handler that ignores interruption.
+						interruptsIgnored.incrementAndGet();
 					}
 				}
 				runningInA.set(false);
@@ -250,8 +250,8 @@ class LeasesAndShutdownIntegrationTests {
 				});
 
 			letAFinish.countDown();
-			// A's claim ends with its lease, not renewed since A closed; then B runs the
-			// job.
+			// A's claim ends with its lease, not renewed since A closed; then B
+			// runs the job.
 			await().atMost(Duration.ofSeconds(20)).until(() -> startedInB.size() == 1);
 			assertThat(overlapped).as("B started the job while A's handler still ran").isFalse();
 			assertThat(startedInB.get(0).attempt()).isEqualTo(2);
@@ -302,7 +302,7 @@ class LeasesAndShutdownIntegrationTests {
 			// Generous bounds that catch a busy loop; W5 measures the real figures.
 			// Commands inside scripts count here: the periodic look at each bucket's
 			// earliest job (ZRANGE) and each bucket lock's renewal (GET, PEXPIRE) run
-			// inside a few script calls a second, about 90 commands a second in all.
+			// inside a few script calls a second.
 			assertThat(scriptsPerSecond).as("script calls per second of an idle engine").isLessThan(10);
 			assertThat(perSecond).as("Redis commands per second of an idle engine, inside scripts included")
 				.isLessThan(200);

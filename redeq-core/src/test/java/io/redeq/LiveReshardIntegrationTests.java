@@ -35,15 +35,14 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Three engines schedule and consume without pause while {@code redis-cli --cluster
- * reshard} moves slots that hold redeq buckets from master to master (issue 10, finding
- * 1, as it happens in production): every slot moved passes through MIGRATING/IMPORTING
- * with its keys split over two nodes, one key at a time ({@code --cluster-pipeline 1}).
- * Every job is counted: each accepted job runs exactly as often as its kind says (once;
- * twice when its first attempt fails on purpose, then DEAD for a poison job), none lost,
- * none doubled. Leases are long, so no job may legitimately run twice, and an outcome
- * (complete, retry, bury) that Redis refuses while a slot is half moved must be stored
- * again by the engine, not left to a lease expiry: otherwise the job stays IN_FLIGHT
- * here.
+ * reshard} moves slots that hold redeq buckets from master to master (as it happens in
+ * production): every slot moved passes through MIGRATING/IMPORTING with its keys split
+ * over two nodes, one key at a time ({@code --cluster-pipeline 1}). Every job is counted:
+ * each accepted job runs exactly as often as its kind says (once; twice when its first
+ * attempt fails on purpose, then DEAD for a poison job), none lost, none doubled. Leases
+ * are long, so no job may legitimately run twice, and an outcome (complete, retry, bury)
+ * that Redis refuses while a slot is half moved must be stored again by the engine, not
+ * left to a lease expiry: otherwise the job stays IN_FLIGHT here.
  *
  * <p>
  * The prefix is chosen so that bucket 0 has one of the lowest slots (below 16). Each
@@ -190,10 +189,8 @@ class LiveReshardIntegrationTests {
 				int slots = owned.indexOf(hotSlot) + 1;
 				if (slots == 0) {
 					// The first node and the owner disagree about bucket 0's slot: seen
-					// when
-					// two masters resolve an epoch collision after the last round. Settle
-					// it
-					// as an operator would; every job must still end right.
+					// when two masters resolve an epoch collision after the last round.
+					// Settle it as an operator would; every job must still end right.
 					System.out.println("[live-reshard] round " + round + ": " + from + " does not list slot " + hotSlot
 							+ " it serves by the first node's view; settling the slot");
 					this.cluster.fix();
@@ -214,15 +211,14 @@ class LiveReshardIntegrationTests {
 					if (ex.getMessage() != null
 							&& (ex.getMessage().contains("BUSYKEY") || ex.getMessage().contains("Target key exists"))) {
 						// A key the engine wrote on the new owner while the old one held
-						// it:
-						// redeq's fault, reported below.
+						// it: redeq's fault, reported below.
 						reshardFailure = failure;
 					}
 					else {
 						// redis-cli or the cluster's gossip left the slot half done (seen
 						// under heavy load: nodes disagreeing about one slot for a
-						// minute).
-						// An operator runs --cluster fix; every job must still end right.
+						// minute). An operator runs --cluster fix; every job must
+						// still end right.
 						System.out.println("[live-reshard] " + failure + "; healing with redis-cli --cluster fix");
 						this.cluster.fix();
 						slotDropped = (slotDropped != null) ? slotDropped : droppedBy(probe, marker, "round " + round);

@@ -98,8 +98,8 @@ class MigrationIntegrationTests {
 		try (Redeq survivor = engine("survivor")) {
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> doomed.ownedBuckets().length == 8 && survivor.ownedBuckets().length == 8);
-			// Cut the doomed instance off from Redis without any cleanup, as a crash
-			// would.
+			// Cut the doomed instance off from Redis without any cleanup, as
+			// a crash would.
 			doomedClient.shutdown(Duration.ZERO, Duration.ZERO);
 			long cutAt = System.nanoTime();
 
@@ -185,9 +185,8 @@ class MigrationIntegrationTests {
 			producer.client().scheduleAll(jobs);
 		}
 		// Both engines own the single bucket in their own eyes: one holds the lock, the
-		// other
-		// is forced to migrate anyway through the store, as a migrator whose lock lapsed
-		// would.
+		// other is forced to migrate anyway through the store, as a migrator whose
+		// lock lapsed would.
 		RacingMigrators.run(this.lettuce, "race", total);
 		assertThat(readyEntries("race", 1, "race")).hasSize(total).doesNotHaveDuplicates();
 	}
@@ -204,8 +203,8 @@ class MigrationIntegrationTests {
 		try {
 			idle.client();
 			idle.admin();
-			// Long enough for a started migrator to check its ownership and sweep many
-			// times.
+			// Long enough for a started migrator to check its ownership and
+			// sweep many times.
 			await().during(Duration.ofMillis(700))
 				.atMost(Duration.ofSeconds(2))
 				.until(() -> idle.ownedBuckets().length == 0 && keyCount() == 0);

@@ -172,9 +172,8 @@ final class ModelChecks {
 					.filter((i) -> i.attempt() == topic.maxAttempts())
 					.toList();
 				// a process stalled, paused or cut off from Redis around the last attempt
-				// may
-				// lose its lease before the failure is stored: then the reason is the
-				// lease
+				// may lose its lease before the failure is stored: then the reason
+				// is the lease
 				if (last.size() == 1 && last.get(0).outcome().equals(ModelWorkload.THREW)
 						&& !this.state.disrupted(ModelState.ANY, last.get(0).engine(),
 								last.get(0).startNanos() - 2_000_000_000L, last.get(0).endNanos() + 2_000_000_000L,
@@ -219,8 +218,8 @@ final class ModelChecks {
 					this.state.violation(m, this.state.describe(i) + " started after the job was "
 							+ incarnation.closedBy + " at " + this.state.t(incarnation.closedNanos));
 				}
-				// a pause freezes the engine's timeout timer, not the handler's own
-				// deadline
+				// a pause freezes the engine's timeout timer, not the
+				// handler's own deadline
 				if (i.outcome().equals(ModelWorkload.OUTLIVED)
 						&& !this.state.disrupted(ModelState.PAUSES, i.engine(), i.startNanos(), i.endNanos(), topic)) {
 					this.state.violation(m, this.state.describe(i) + " was not interrupted at its timeout of "
@@ -312,11 +311,8 @@ final class ModelChecks {
 					}
 				}
 				// Only a kill excuses a skipped attempt, and only because the log cannot
-				// see
-				// one between the engine starting the handler and the handler's first
-				// line: a
-				// claim that no handler ran must not cost an attempt (DESIGN-NOTES), and
-				// a
+				// see one between the engine starting the handler and the handler's first
+				// line: a claim that no handler ran must not cost an attempt, and a
 				// paused or stalled handler logs its attempt when it resumes.
 				boolean killedDuring = this.state.disrupted(EnumSet.of(Cause.KILL), null, round.start, until, topic);
 				if (!skipped.isEmpty() && killedDuring) {

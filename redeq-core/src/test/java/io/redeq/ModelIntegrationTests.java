@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 /**
  * A randomized, seeded model test: random sequences of operations and disruptions run
  * against real redis-server and JVM processes, and every observation is checked against
- * an in-memory model of what redeq promises (BRIEF.md guarantees, CONTRACT.md).
+ * an in-memory model of what redeq promises (its guarantees and its public API).
  *
  * <h2>What it does</h2> One run starts a redis-server with AOF ({@code appendfsync
  * always}), two engines in this JVM and one in a child JVM ({@link ModelChild}), all on
@@ -81,12 +81,12 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  * pause of its own process and started right after it. A graceful close is not an excuse:
  * shutdown must not hand back a job whose handler still runs.</li>
  * <li>At-least-once without unexplained duplicates: each attempt number reaches a handler
- * once; no attempt is skipped (a claim that no handler ran must not cost an attempt,
- * DESIGN-NOTES) unless a process was SIGKILLed meanwhile (a kill between the engine
- * starting a handler and the handler's first log line cannot be seen); after a handler
- * returned normally within its timeout the job runs again only if a kill, pause, stall or
- * Redis outage may have swallowed the completion; no payload runs after the cancel or
- * replace that removed it, and no payload that KEEP or REJECT refused ever runs.</li>
+ * once; no attempt is skipped (a claim that no handler ran must not cost an attempt)
+ * unless a process was SIGKILLed meanwhile (a kill between the engine starting a handler
+ * and the handler's first log line cannot be seen); after a handler returned normally
+ * within its timeout the job runs again only if a kill, pause, stall or Redis outage may
+ * have swallowed the completion; no payload runs after the cancel or replace that removed
+ * it, and no payload that KEEP or REJECT refused ever runs.</li>
  * <li>Worker slots neither leak nor multiply: no engine ever runs more handlers of a
  * topic at once than its concurrency (a handler counts until its timeout), and with a
  * backlog after all disruptions every engine runs exactly that many.</li>

@@ -137,8 +137,7 @@ final class ModelOperations {
 		}
 	}
 
-	// ---- what to schedule
-	// ------------------------------------------------------------------
+	// ---- what to schedule -------------------------------------------------------------
 
 	private Behavior behavior(SplittableRandom r) {
 		int roll = r.nextInt(100);
@@ -189,8 +188,7 @@ final class ModelOperations {
 		return ((due.at() != null) ? builder.dueAt(due.at()) : builder.delay(due.delay())).build();
 	}
 
-	// ---- operations
-	// ------------------------------------------------------------------------
+	// ---- operations -------------------------------------------------------------------
 
 	private enum Outcome {
 
@@ -203,8 +201,8 @@ final class ModelOperations {
 		Behavior behavior = behavior(r);
 		Due due = due(r);
 		if (m.known == Known.ACTIVE) {
-			// KEEP and REJECT of a job that may finish at any moment have no observable
-			// outcome
+			// KEEP and REJECT of a job that may finish at any moment have
+			// no observable outcome
 			policy = Duplicate.REPLACE;
 		}
 		Instant wallStart = Instant.now();
@@ -365,7 +363,7 @@ final class ModelOperations {
 	}
 
 	/**
-	 * A DEAD job has ended its life (BRIEF: done | DEAD are the ends), so it does not
+	 * A DEAD job has ended its life (done and DEAD are a job's ends), so it does not
 	 * count as existing: every duplicate policy schedules the new job in its place, as
 	 * REPLACE always did. Checked through find: the job found must be the new one
 	 * (created during the call), or already gone.
@@ -455,8 +453,8 @@ final class ModelOperations {
 		Due due = due(r);
 		if (m.known == Known.DEAD) {
 			// Whether reschedule revives a DEAD job is not settled (cancel's javadoc
-			// counts
-			// DEAD as waiting, reschedule's does not say), so the model does not ask.
+			// counts DEAD as waiting, reschedule's does not say), so the model
+			// does not ask.
 			observe(m, "find");
 			return;
 		}

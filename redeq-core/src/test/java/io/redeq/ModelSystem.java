@@ -170,8 +170,7 @@ final class ModelSystem implements AutoCloseable {
 		this.child.process().awaitLine((line) -> line.startsWith("READY"), Duration.ofSeconds(60));
 	}
 
-	// ---- disruptions
-	// -----------------------------------------------------------------------
+	// ---- disruptions ------------------------------------------------------------------
 
 	/** SIGKILL of the child while it runs a handler (if one comes along within 2 s). */
 	void killChild() {

@@ -33,11 +33,10 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Paths that lost, stranded or wrongly kept jobs in redeq's first data model (issue "no
- * loss", findings 2, 3, 6, 7, 9 and 11), each against a real redis-server. Every test
- * uses a prefix of its own. Lost replies are made by a {@link FaultProxy} between the
- * engine and the server: the command runs in Redis and its answer never reaches the
- * engine.
+ * Paths that lost, stranded or wrongly kept jobs in redeq's first data model, each
+ * against a real redis-server. Every test uses a prefix of its own. Lost replies are made
+ * by a {@link FaultProxy} between the engine and the server: the command runs in Redis
+ * and its answer never reaches the engine.
  */
 @RedisTest
 class NoLossIntegrationTests {
@@ -54,9 +53,9 @@ class NoLossIntegrationTests {
 	}
 
 	/**
-	 * Finding 2: one migrate call that makes more jobs READY than Lua can unpack at once
-	 * (4,000 expired leases and 4,000 due jobs of one topic with batch-size 5000) moves
-	 * them all, in chunks, instead of failing after the records were rewritten.
+	 * One migrate call that makes more jobs READY than Lua can unpack at once (4,000
+	 * expired leases and 4,000 due jobs of one topic with batch-size 5000) moves them
+	 * all, in chunks, instead of failing after the records were rewritten.
 	 */
 	@Test
 	void oneMigrateCallMovesMoreJobsThanLuaCanUnpackAtOnce() {
@@ -88,9 +87,9 @@ class NoLossIntegrationTests {
 	}
 
 	/**
-	 * Finding 3: due times a script cannot hold exactly (before 1970, after the year
-	 * 9999, delays and backoffs near Long.MAX_VALUE ms) are refused at the call, and
-	 * nothing is written.
+	 * Due times a script cannot hold exactly (before 1970, after the year 9999, delays
+	 * and backoffs near Long.MAX_VALUE ms) are refused at the call, and nothing is
+	 * written.
 	 */
 	@Test
 	void dueTimesOutsideTheRepresentableRangeAreRefusedAndNothingIsWritten() {
@@ -121,8 +120,8 @@ class NoLossIntegrationTests {
 	}
 
 	/**
-	 * Finding 9: cancelled READY jobs leave nothing behind in the ready sets, so the next
-	 * real job is claimed at once, not after thousands of stale entries.
+	 * Cancelled READY jobs leave nothing behind in the ready sets, so the next real job
+	 * is claimed at once, not after thousands of stale entries.
 	 */
 	@Test
 	void cancelledReadyJobsLeaveNoEntriesBehind() {
@@ -153,8 +152,8 @@ class NoLossIntegrationTests {
 	}
 
 	/**
-	 * Finding 11: a DEAD job does not block a new job with its id under KEEP or REJECT;
-	 * the new one replaces it and runs.
+	 * A DEAD job does not block a new job with its id under KEEP or REJECT; the new one
+	 * replaces it and runs.
 	 */
 	@Test
 	void aDeadJobDoesNotBlockANewJobWithItsId() {
@@ -183,8 +182,8 @@ class NoLossIntegrationTests {
 	}
 
 	/**
-	 * Finding 11: ids that differ only in unpaired surrogates would be the same key in
-	 * Redis (UTF-8 writes both as '?'); they are refused.
+	 * Ids that differ only in unpaired surrogates would be the same key in Redis (UTF-8
+	 * writes both as '?'); they are refused.
 	 */
 	@Test
 	void idsWithUnpairedSurrogatesAreRefused() {
@@ -201,10 +200,10 @@ class NoLossIntegrationTests {
 	}
 
 	/**
-	 * Finding 6: a claim that ran in Redis but whose reply the engine waited for in vain
-	 * (held past the command timeout) leaves its job IN_FLIGHT under a token nobody
-	 * holds. The fetcher hands it back, with its attempt, before its next claim: the job
-	 * runs once, as attempt 1, and does not go DEAD although it had a single attempt.
+	 * A claim that ran in Redis but whose reply the engine waited for in vain (held past
+	 * the command timeout) leaves its job IN_FLIGHT under a token nobody holds. The
+	 * fetcher hands it back, with its attempt, before its next claim: the job runs once,
+	 * as attempt 1, and does not go DEAD although it had a single attempt.
 	 */
 	@Test
 	void aJobWhoseClaimReplyTimedOutRunsOnceAsItsFirstAttempt() throws Exception {
@@ -214,7 +213,7 @@ class NoLossIntegrationTests {
 	}
 
 	/**
-	 * Finding 6, the other way a reply is lost: the connection drops after the claim ran,
+	 * The other way a claim's reply is lost: the connection drops after the claim ran,
 	 * and Lettuce sends the same claim again once it has reconnected. The second run must
 	 * deliver the jobs the first one took, and take none besides: each job runs once, as
 	 * attempt 1, and never more at once than the concurrency.
@@ -255,8 +254,8 @@ class NoLossIntegrationTests {
 						.add(delivery.attempt());
 					running.decrementAndGet();
 				}, SubscriptionOptions.builder().maxAttempts(1).concurrency(1).lease(Duration.ofSeconds(10)).build());
-				// The engine's calls, these included, time out while the proxy holds a
-				// reply.
+				// The engine's calls, these included, time out while the proxy
+				// holds a reply.
 				await().atMost(Duration.ofSeconds(30)).ignoreException(RedeqUnavailableException.class).until(() -> {
 					TopicStats stats = redeq.admin().stats("lost.claim");
 					return stats.dead() > 0 || (attempts.size() == jobs && stats.pending() == 0);
@@ -299,9 +298,9 @@ class NoLossIntegrationTests {
 	}
 
 	/**
-	 * Finding 7: a reshard refuses to run while an instance of the prefix runs its
-	 * migrator, and an instance left on the old layout (a producer without migrator) gets
-	 * a clear error instead of writing jobs into a bucket nobody reads; no job is lost.
+	 * A reshard refuses to run while an instance of the prefix runs its migrator, and an
+	 * instance left on the old layout (a producer without migrator) gets a clear error
+	 * instead of writing jobs into a bucket nobody reads; no job is lost.
 	 */
 	@Test
 	void aReshardIsRefusedWhileInstancesRunAndAnOldLayoutProducerCannotStrandJobs() {

@@ -65,8 +65,8 @@ class PollClusterIntegrationTests {
 	}
 
 	private Redeq engine(String id) {
-		// A poll interval longer than the waits here: only a signal can wake a poll in
-		// time.
+		// A poll interval longer than the waits here: only a signal can wake a
+		// poll in time.
 		Redeq engine = Redeq.builder(client).instanceId(id).pollInterval(Duration.ofSeconds(30)).build();
 		this.engines.add(engine);
 		return engine;

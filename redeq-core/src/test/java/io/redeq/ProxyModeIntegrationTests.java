@@ -106,8 +106,7 @@ class ProxyModeIntegrationTests {
 		}
 		try (StatefulRedisConnection<String, String> connection = this.admin.connect()) {
 			// So an empty ACL LOG after a run means redeq sent none of them, not even
-			// from
-			// a script.
+			// from a script.
 			assertThat(connection.sync().aclLog()).hasSize(3)
 				.anySatisfy(
 						(entry) -> assertThat(entry).containsEntry("context", "lua").containsEntry("object", "publish"))
@@ -122,8 +121,7 @@ class ProxyModeIntegrationTests {
 		AtomicBoolean healed = new AtomicBoolean();
 		// One instance migrates and schedules; the other consumes and schedules, and
 		// migrates nothing: its jobs reach the migrator only through its timers and
-		// sweep,
-		// and the consumer hears of them only by polling.
+		// sweep, and the consumer hears of them only by polling.
 		try (Redeq migrating = proxied().build(); Redeq consuming = proxied().migratorEnabled(false).build()) {
 			consuming.subscribe("mail", String.class, (payload, delivery) -> {
 				if (delivery.attempt() == 1) {
@@ -192,8 +190,8 @@ class ProxyModeIntegrationTests {
 		List<Duration> sorted = lateness.values().stream().sorted().toList();
 		System.out.printf("[proxy-local-wake] lateness median=%d ms, max=%d ms%n",
 				sorted.get(sorted.size() / 2).toMillis(), sorted.get(sorted.size() - 1).toMillis());
-		// The median is robust to a loaded machine's hiccups: woken locally it measured 4
-		// to 40 ms here; left to the 200 ms poll of the signal list, 131 and 433 ms.
+		// The median is robust to a loaded machine's hiccups: woken locally it stays well
+		// under the bound; left to the 200 ms poll of the signal list, it would not.
 		assertThat(sorted.get(sorted.size() / 2)).isLessThan(Duration.ofMillis(90));
 		try (StatefulRedisConnection<String, String> connection = this.admin.connect()) {
 			assertThat(connection.sync().aclLog()).as("ACL LOG").isEmpty();

@@ -94,8 +94,7 @@ class RecurringIntegrationTests {
 			long lastBeforeKill = lastTick();
 
 			// The survivor takes the bucket over once the lock expires; the tick after
-			// the
-			// last one runs (with later ones merged into it while nobody migrated).
+			// the last one runs (with later ones merged into it while nobody migrated).
 			await().atMost(PATIENCE).until(() -> dueTimes().contains(lastBeforeKill + 1000));
 			await().atMost(PATIENCE).until(() -> lastTick() > lastBeforeKill + 1000);
 			assertThat(dueTimes()).doesNotHaveDuplicates().isSorted();
@@ -136,8 +135,8 @@ class RecurringIntegrationTests {
 		stoppedSince(producer, "skip", hourAgo);
 
 		// Ticks from the first minute after the restart on are due runs of both jobs, not
-		// missed ones: only what was due before it is counted (the test may straddle a
-		// minute).
+		// missed ones: only what was due before it is counted (the test may
+		// straddle a minute).
 		Instant firstTickAfterRestart = Instant.ofEpochMilli((redisTime() / 60_000 + 1) * 60_000);
 		consumingEngine("back");
 

@@ -11,13 +11,13 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * Tests for {@link RedeqOptions}: its defaults are the contract's, and every setter
+ * Tests for {@link RedeqOptions}: its defaults are the documented ones, and every setter
  * refuses what is not allowed, naming the key, the value and the limit.
  */
 class RedeqOptionsTests {
 
 	@Test
-	void defaultsAreTheContractsBracketedValues() {
+	void defaultsAreTheDocumentedValues() {
 		RedeqOptions options = RedeqOptions.builder().build();
 		assertThat(options.prefix()).isEqualTo("redeq");
 		assertThat(options.buckets()).isEqualTo(16);
@@ -36,7 +36,7 @@ class RedeqOptionsTests {
 		assertThat(options.backoff()).isEqualTo(new Backoff(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(10), 0.2));
 		assertThat(options.shutdownTimeout()).isEqualTo(Duration.ofSeconds(20));
 		assertThat(options.deadLetterRetention()).isEqualTo(Duration.ofDays(7));
-		// Not in the contract, but documented in the README.
+		// How an idle consumer waits, as the README documents it.
 		assertThat(options.blocking()).isTrue();
 		assertThat(options.pollInterval()).isEqualTo(Duration.ofSeconds(5));
 		assertThat(options.proxyMode()).isFalse();

@@ -47,8 +47,8 @@ class RedisOutageIntegrationTests {
 			List<Integer> refused = new ArrayList<>();
 			try (Redeq redeq = Redeq.builder(lettuce).commandTimeout(Duration.ofSeconds(2)).build()) {
 				// A claim whose reply the outage swallowed leaves its job IN_FLIGHT until
-				// the lease
-				// expires; a short lease keeps that recovery inside the test's time.
+				// the lease expires; a short lease keeps that recovery inside
+				// the test's time.
 				redeq.subscribe("survives", Integer.class, (n, delivery) -> completed.add(delivery.id()),
 						SubscriptionOptions.builder().concurrency(4).lease(Duration.ofSeconds(3)).build());
 				for (int round = 0; round < 40; round++) {
@@ -74,9 +74,8 @@ class RedisOutageIntegrationTests {
 					}
 				}
 				// Refused while Redis was down and until Lettuce's reconnect backoff
-				// found it again;
-				// from then on every call goes through with no restart of the
-				// application.
+				// found it again; from then on every call goes through with no restart
+				// of the application.
 				assertThat(refused).as("rounds refused").isNotEmpty().allMatch((round) -> round >= 15 && round < 30);
 				await().atMost(Duration.ofSeconds(60)).until(() -> completed.containsAll(accepted));
 				await().atMost(Duration.ofSeconds(10)).until(() -> redeq.admin().stats("survives").pending() == 0);
@@ -114,8 +113,8 @@ class RedisOutageIntegrationTests {
 				await().atMost(Duration.ofSeconds(10)).until(() -> runs.size() == 4);
 
 				// A failover in miniature: the server becomes the replica of a master
-				// that
-				// is not there, so it keeps its data but refuses every write (READONLY).
+				// that is not there, so it keeps its data but refuses
+				// every write (READONLY).
 				admin.sync().replicaof("127.0.0.1", TcpPorts.freePort());
 				try {
 					finish.countDown();
@@ -153,8 +152,7 @@ class RedisOutageIntegrationTests {
 					handlersRun.countDown();
 					new CountDownLatch(1).await(); // until interrupted on close
 				}, SubscriptionOptions.builder().concurrency(16).build());
-				// One running job in every bucket: each is handed back by its own
-				// script.
+				// One running job in every bucket: each is handed back by its own script.
 				KeySpace keys = new KeySpace(redeq.options().prefix(), redeq.options().buckets());
 				Map<Integer, Job> onePerBucket = new java.util.TreeMap<>();
 				for (int i = 0; i < 10_000 && onePerBucket.size() < keys.buckets(); i++) {
@@ -172,8 +170,8 @@ class RedisOutageIntegrationTests {
 					long start = System.nanoTime();
 					subscription.close();
 					// The shutdown timeout, then a command timeout or two (the fetcher's
-					// claim, the first hand-back that gets no answer), not one per
-					// bucket.
+					// claim, the first hand-back that gets no answer), not
+					// one per bucket.
 					assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(8));
 				}
 				finally {

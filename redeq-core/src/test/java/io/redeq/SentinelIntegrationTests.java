@@ -57,8 +57,8 @@ class SentinelIntegrationTests {
 							acknowledgedAt.put(id, System.nanoTime());
 						}
 						catch (RedeqException ex) {
-							refused.incrementAndGet(); // the caller is told; not
-														// acknowledged
+							// The caller is told; not acknowledged.
+							refused.incrementAndGet();
 						}
 					}
 				}, "producer");

@@ -73,8 +73,7 @@ class WakeUpIntegrationTests {
 			awaitsAllBuckets(owner);
 			try (Redeq other = engine("other", true)) {
 				// The owner holds every lock for the lock ttl: once the other instance
-				// has
-				// announced itself, it has tried them all and owns none.
+				// has announced itself, it has tried them all and owns none.
 				await().atMost(Duration.ofSeconds(10)).until(() -> other.admin().instances().size() == 2);
 				assertThat(other.ownedBuckets()).isEmpty();
 				Map<String, Duration> lateness = new ConcurrentHashMap<>();

@@ -20,11 +20,11 @@ import io.redeq.benchmark.peer.TextbookDelayQueue;
 import io.redeq.test.RedisServer;
 
 /**
- * redeq's benchmark: the workloads of QUALITY.md against a redis-server of its own (no
- * persistence, free port) or {@code --redis URL}, each run on redeq and on its peers (the
- * textbook Redis delayed queue and Redisson's RDelayedQueue) one after the other; one
- * {@code RESULT} line per workload per system, then a table of every figure side by side
- * with redeq's ratio to each peer.
+ * redeq's benchmark: the workloads of docs/performance.md against a redis-server of its
+ * own (no persistence, free port) or {@code --redis URL}, each run on redeq and on its
+ * peers (the textbook Redis delayed queue and Redisson's RDelayedQueue) one after the
+ * other; one {@code RESULT} line per workload per system, then a table of every figure
+ * side by side with redeq's ratio to each peer.
  *
  * <p>
  * Every run of a workload uses a fresh key namespace and its own client (and, on its own

@@ -72,7 +72,8 @@ final class DrainWorkload {
 		try (QueueUnderTest queue = contender.open(namespace, tracker)) {
 			queue.consume(options.consumers);
 			// Load everything before the first job is due: allow for loading at half the
-			// rate this system's W1 batches had in this run (this VM's speed drifts); the
+			// rate this system's W1 batches had in this run (a machine's speed drifts);
+			// the
 			// line says if loading ran late all the same.
 			long firstDue = clock.nowMillis() + 1000 + n * 1000L / loadRate(contender);
 			for (int from = 0; from < n; from += options.batch) {

@@ -28,8 +28,8 @@ final class IdleWorkload {
 				redeq.subscribe("idle-" + i, String.class, (payload, delivery) -> {
 				});
 			}
-			Thread.sleep(options.smoke ? 500 : 3000); // ownership and blocking reads
-														// settle
+			// Lets ownership and blocking reads settle.
+			Thread.sleep(options.smoke ? 500 : 3000);
 			try (RedisProbe.Monitor monitor = this.harness.probe.monitor()) {
 				Snapshot before = this.harness.snapshot();
 				monitor.startCounting();

@@ -109,11 +109,11 @@ final class LatenessWorkload {
 
 	/**
 	 * The same workload for {@code --warm-up-seconds}, on keys of its own, unmeasured. On
-	 * this 2-core VM the JIT compiles a system's consume path during its first seconds
-	 * under load; a compiler thread holding a core then shows as lateness, Redis being
-	 * descheduled mid-script and client CPU of the system measured first, while the
+	 * a machine with few cores the JIT compiles a system's consume path during its first
+	 * seconds under load; a compiler thread holding a core then shows as lateness, Redis
+	 * being descheduled mid-script and client CPU of the system measured first, while the
 	 * systems after it run on Lettuce and Netty code it warmed. Measured cold, the same
-	 * build's W3 p99 ranged 28-166 ms over six runs.
+	 * build's W3 p99 varies widely from run to run.
 	 */
 	private void rehearse(Contender contender, String name, int rate, int producers, boolean batched)
 			throws InterruptedException {

@@ -7,8 +7,8 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Command-line options. Defaults are the QUALITY.md sizes; {@code --smoke} shrinks
- * everything to a few seconds, and options given after it still win.
+ * Command-line options. Defaults are the sizes docs/performance.md gives; {@code --smoke}
+ * shrinks everything to a few seconds, and options given after it still win.
  */
 final class Options {
 

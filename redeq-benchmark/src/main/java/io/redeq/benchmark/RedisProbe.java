@@ -143,8 +143,8 @@ final class RedisProbe implements AutoCloseable {
 				name = "script:" + names.getOrDefault(String.valueOf(args.get(1)), String.valueOf(args.get(1)));
 			}
 			else if (command.equals("fcall") && args.size() > 1) {
-				// redeq_<library digest>_<script>: the script, as a function of the
-				// library
+				// redeq_<library digest>_<script>: the script, as a function
+				// of the library
 				String function = String.valueOf(args.get(1));
 				name = "function:" + function.substring(function.indexOf('_', "redeq_".length()) + 1);
 			}

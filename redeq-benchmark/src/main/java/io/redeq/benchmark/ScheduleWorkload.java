@@ -33,10 +33,10 @@ final class ScheduleWorkload {
 
 	/**
 	 * Single calls each system makes, unmeasured, before its W1 figures: enough for the
-	 * JIT to finish compiling its client's call path. With 5,000, redeq's single calls
-	 * were measured while C2 still compiled (client CPU per job 2-3x what the same calls
-	 * cost once warm, on a 2-core machine where the compiler threads take a core), and
-	 * the peers after it ran on Lettuce code redeq had already warmed.
+	 * JIT to finish compiling its client's call path. With fewer, redeq's single calls
+	 * were measured while C2 still compiled (client CPU per job well above what the same
+	 * calls cost once warm, on a machine where the compiler threads take a core), and the
+	 * peers after it ran on Lettuce code redeq had already warmed.
 	 */
 	private static final int WARM_UP_JOBS = 30_000;
 
@@ -79,8 +79,8 @@ final class ScheduleWorkload {
 	/**
 	 * Batches each system schedules, unmeasured, right before its W1 batches: a batch
 	 * call runs its per-job code a thousand times but its per-call code once per bucket,
-	 * and the warm-up above left redeq's batch path half compiled (client CPU per job
-	 * 16-19 µs in the measured batches, 7-8 µs once a long run had warmed it). Five times
+	 * and the warm-up above left redeq's batch path half compiled (client CPU per job in
+	 * the measured batches well above its cost once a long run had warmed it). Five times
 	 * the measured jobs, at most {@value #BATCH_WARM_UP_JOBS} or
 	 * {@link #BATCH_WARM_UP_TIME}, whichever comes first, on keys of their own.
 	 */

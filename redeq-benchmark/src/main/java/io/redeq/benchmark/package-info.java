@@ -1,5 +1,6 @@
 /**
- * redeq's benchmark: the workloads of QUALITY.md run against redeq and its peers.
+ * redeq's benchmark: the workloads of docs/performance.md run against redeq and its
+ * peers.
  */
 @NullMarked
 package io.redeq.benchmark;

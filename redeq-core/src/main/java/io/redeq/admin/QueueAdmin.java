@@ -118,8 +118,8 @@ public final class QueueAdmin implements RedeqAdmin {
 		Validate.atLeast("offset", offset, 0);
 		Validate.between("limit", limit, 1, MAX_PAGE);
 		if ((long) offset + limit > JobPages.MAX_WINDOW) {
-			// Every bucket's first offset + limit entries are read: the cap bounds a
-			// call.
+			// Every bucket's first offset + limit entries are read: the cap
+			// bounds a call.
 			throw new InvalidValueException("offset + limit", (long) offset + limit,
 					"must be at most " + JobPages.MAX_WINDOW + " (a page reads offset + limit entries per bucket)");
 		}

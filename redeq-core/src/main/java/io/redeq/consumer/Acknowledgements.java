@@ -66,9 +66,8 @@ final class Acknowledgements {
 	static final Duration MAX_RETRY_DELAY = Duration.ofSeconds(2);
 
 	/**
-	 * How long a completion that claims nothing may wait for others of its bucket. W3 (2k
-	 * jobs/s over 16 buckets, each job due on its own) completed one job per script
-	 * without it.
+	 * How long a completion that claims nothing may wait for others of its bucket:
+	 * without it, jobs falling due one by one each complete with a script of their own.
 	 */
 	static final Duration LINGER = Duration.ofMillis(20);
 
@@ -77,8 +76,7 @@ final class Acknowledgements {
 	 * jobs of its bucket, to ride on it (see migrate.lua): while the migrator hands them
 	 * over, a bucket's calls come a look-ahead apart
 	 * ({@link HandOffs#LOOK_AHEAD_MILLIS}), so a little longer than that. Shorter than
-	 * the look-ahead, the completions miss the call and go alone: W3 ran 1.32 scripts per
-	 * job with 40 ms against 1.09 with 110 ms.
+	 * the look-ahead, the completions miss the call and go alone.
 	 */
 	static final Duration RIDE_WAIT = Duration.ofMillis(HandOffs.LOOK_AHEAD_MILLIS + 10);
 
@@ -86,8 +84,7 @@ final class Acknowledgements {
 	 * How long the oldest of a bucket's completions must have waited before a migrate
 	 * call takes them. A ride adds four commands to the call (a complete script of its
 	 * own runs six); at high rates the migrator calls a bucket every few ms, and taking
-	 * the few completions of each call cost more than one script per {@link #LINGER}
-	 * (W3b, 10k jobs/s: 12.5 → 13.1 Redis commands per job).
+	 * the few completions of each call cost more than one script per {@link #LINGER}.
 	 */
 	static final Duration RIDE_AFTER = Duration.ofMillis(10);
 
@@ -296,8 +293,8 @@ final class Acknowledgements {
 	 */
 	List<ClaimedJob> flush(long deadlineNanos) {
 		this.flushing = true;
-		// The queue too: an answer a renewal or a late reply brought is reported when
-		// drained.
+		// The queue too: an answer a renewal or a late reply brought is
+		// reported when drained.
 		while ((!this.unconfirmed.isEmpty() || !this.queue.isEmpty()) && deadlineNanos - System.nanoTime() > 0) {
 			retryNow();
 			awaitChange(Math.min(deadlineNanos - System.nanoTime(), FIRST_RETRY_DELAY.toNanos()));

@@ -21,40 +21,36 @@ import io.redeq.redis.SlotOffer;
  * That is what a claim right after the migrate would have done, with the same lease,
  * attempt record and claim token, so every guarantee holds as it does for a claim; it
  * only saves the signal, the consumer's wake-up and its claim: two round trips on the way
- * from due to running, and (measured in W3, jobs falling due one by one at 2k/s) 3.7 →
- * 3.0 scripts and 35 → 32 Redis commands per job. A consumer that is busy, paused,
- * rate-limited or closing offers nothing, and its jobs go to READY and wake it (or
- * others) as before.
+ * from due to running, and with them scripts and Redis commands per job. A consumer that
+ * is busy, paused, rate-limited or closing offers nothing, and its jobs go to READY and
+ * wake it (or others) as before.
  */
 public final class HandOffs {
 
 	/**
 	 * How long before a bucket's next due job the migrator calls it when this instance
-	 * has a consumer. The migrate script's round trip took 0.25 ms at the median and 1.5
-	 * ms at the 99th percentile on a busy 2-core VM, and the migrator's wake-up up to 1
-	 * ms more: W3's 99th percentile lateness fell from leads of 1 ms to 4 ms and no
-	 * further at 6 ms.
+	 * has a consumer: long enough for the migrate script's round trip and the migrator's
+	 * wake-up on a busy machine, so the job is in the consumer's hands when it falls due;
+	 * a longer lead only holds a slot longer.
 	 */
 	public static final long LEAD_MILLIS = 4;
 
 	/**
-	 * The jobs due this long after the lead that a call hands over with the first. W3 (2k
-	 * jobs/s over 16 buckets): 23.6 Redis commands per job with none, 18.5 with 24 ms,
-	 * 17.6 with 48 ms while the prefetch held 64 jobs; with room for 256, 9.7 with 24 ms,
-	 * 8.0 with 64 ms and 7.4 with 96 ms (Redis CPU per job 92.6, 81.4 and 72.1 µs), and
-	 * no fewer with 128 ms, as the slots were then full. Each call is a script's fixed
-	 * cost (its keys and arguments turned into Lua tables, its reply, two system calls):
-	 * the fewer calls, the less Redis CPU per job.
+	 * The jobs due this long after the lead that a call hands over with the first: the
+	 * longer, the more jobs each call hands over, until the consumer's slots are full
+	 * (see docs/how-it-works.md#early-hand-off). Each call is a script's fixed cost (its
+	 * keys and arguments turned into Lua tables, its reply, two system calls): the fewer
+	 * calls, the less Redis CPU per job.
 	 */
 	static final long GATHER_MILLIS = 96;
 
 	/**
 	 * How far ahead of the script's Redis time an offer takes jobs: the lead, and the
 	 * jobs falling due in the {@value #GATHER_MILLIS} ms after it. Called 4 ms ahead of
-	 * each job, a bucket's calls would each find the one job entering that window (W3:
-	 * one call per job); this way one call hands over the jobs of the next 96 ms. A job
-	 * holds its slot this long at most before it runs, so only while half the open slots
-	 * are free ({@code Workers.roomForEarlyJobs}).
+	 * each job, a bucket's calls would each find the one job entering that window (one
+	 * call per job when jobs fall due one by one); this way one call hands over the jobs
+	 * of the next 96 ms. A job holds its slot this long at most before it runs, so only
+	 * while half the open slots are free ({@code Workers.roomForEarlyJobs}).
 	 */
 	public static final long LOOK_AHEAD_MILLIS = LEAD_MILLIS + GATHER_MILLIS;
 

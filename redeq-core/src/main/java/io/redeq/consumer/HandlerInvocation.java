@@ -125,8 +125,8 @@ final class HandlerInvocation {
 			return;
 		}
 		runningJob.interrupt();
-		// The slot comes back now, even if the handler ignores the interrupt and keeps
-		// its thread.
+		// The slot comes back now, even if the handler ignores the interrupt and
+		// keeps its thread.
 		this.workers.finished(runningJob);
 		Duration timeout = timeoutOf(runningJob.job);
 		try {

@@ -11,8 +11,7 @@ package io.redeq.consumer;
  * <p>
  * A job handed over ahead of its due time starts once this bound reaches that time.
  * Measured from its own reply alone, it would start late by however long that reply took
- * to reach the migrator's thread (W3: 0.3 ms at the median on a busy 2-core VM, several
- * ms at the 99th percentile), and never early either way. Bounds older than
+ * to reach the migrator's thread, and never early either way. Bounds older than
  * {@link #KEEP_NANOS} are dropped: kept longer, a bound from the server that held the
  * bucket before a failover or a slot move could time its jobs on the wrong clock.
  * {@link #DRIFT_PER_MILLION} covers the two machines' clocks drifting apart meanwhile (on

@@ -152,8 +152,7 @@ public final class TopicConsumer implements Subscription {
 				context.observations());
 		// Claim tokens are used once (a bucket remembers them for a while to recognise a
 		// claim Lettuce sends again): unique per subscription and per start, even under
-		// an
-		// instance id that a restarted instance or another subscription shares.
+		// an instance id that a restarted instance or another subscription shares.
 		this.tokenPrefix = context.instanceId() + ":" + JobIds.next().substring(0, 8) + ":";
 		this.leases = new LeaseKeeper(this.store, settings.lease(), this.workers.running(), this.acknowledgements);
 		this.lostClaims = new LostClaims(this.store, settings.topic(), settings.lease(), System::nanoTime);
@@ -186,8 +185,7 @@ public final class TopicConsumer implements Subscription {
 		return this.fetching;
 	}
 
-	// ---- fetching
-	// ------------------------------------------------------------------------
+	// ---- fetching ---------------------------------------------------------------------
 
 	private void fetchLoop() {
 		while (this.fetching) {
@@ -207,8 +205,8 @@ public final class TopicConsumer implements Subscription {
 					free.releaseUnused();
 				}
 				if (limitedForMillis > 0) {
-					// The rate limit's window is full: its jobs wait READY, no attempt
-					// used.
+					// The rate limit's window is full: its jobs wait READY,
+					// no attempt used.
 					this.signals.pause(Duration.ofMillis(limitedForMillis));
 				}
 				else if (!free.anyHandedOver() && this.fetching) {
@@ -342,8 +340,7 @@ public final class TopicConsumer implements Subscription {
 		return true;
 	}
 
-	// ---- hand-off from this engine's migrator (HandOffs)
-	// --------------------------------
+	// ---- hand-off from this engine's migrator (HandOffs) ------------------------------
 
 	/**
 	 * Offers the free worker slots, taken until each offer is settled, to the migrator,
@@ -480,8 +477,7 @@ public final class TopicConsumer implements Subscription {
 				bucket, String.valueOf(failure));
 	}
 
-	// ---- closing
-	// -------------------------------------------------------------------------
+	// ---- closing ----------------------------------------------------------------------
 
 	/**
 	 * Stops fetching at once, lets running handlers finish within the shutdown timeout,
@@ -502,8 +498,8 @@ public final class TopicConsumer implements Subscription {
 		}
 		long deadline = System.nanoTime() + this.options.shutdownTimeout().toNanos();
 		stopFetching();
-		// Claimed but not begun (prefetched): back to READY now, not after the running
-		// handlers finish.
+		// Claimed but not begun (prefetched): back to READY now, not after the
+		// running handlers finish.
 		List<ClaimedJob> waiting = this.workers.takeBackWaiting();
 		List<ClaimedJob> waitingNotHandedBack = this.handBacks.waiting(waiting);
 		this.workers.awaitIdle(deadline);

@@ -240,8 +240,8 @@ final class WorkSignals {
 			this.blockingConnection = connection;
 			// close() sets closed before it reads the connection, and we publish the
 			// connection before reading closed: whichever runs second sees the other, so
-			// a close that raced the first BLPOP still cuts it short instead of waiting a
-			// poll interval.
+			// a close that raced the first BLPOP still cuts it short instead of waiting
+			// a poll interval.
 			if (this.closed) {
 				this.store.scripts().connections().close(connection);
 			}

@@ -127,8 +127,8 @@ public final class TopicPauses {
 		try {
 			this.store.scripts().connections().commands().hgetall(this.key).whenComplete((all, ex) -> {
 				if (ex != null) {
-					// Keeps the last known state: a Redis that does not answer stops
-					// claims anyway.
+					// Keeps the last known state: a Redis that does not answer
+					// stops claims anyway.
 					this.failures.failed("redeq cannot read the paused topics; keeping the last known state", ex);
 					return;
 				}

@@ -47,8 +47,8 @@ public final class Validate {
 
 	/**
 	 * 1 to 100 of A-Z a-z 0-9 . _ -, starting with a letter or digit: checked by hand, as
-	 * every schedule checks its topic and a regular expression took 3 % of a single
-	 * schedule's client time.
+	 * every schedule checks its topic and a regular expression costs a noticeable share
+	 * of a single schedule's client time.
 	 */
 	private static boolean wellFormedTopic(String topic) {
 		int length = topic.length();

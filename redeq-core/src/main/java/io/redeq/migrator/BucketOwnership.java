@@ -211,7 +211,7 @@ final class BucketOwnership {
 	 * not at all, a wake-up having been missed; an earlier plan stands. A sweep that
 	 * planned every bucket's call at the due time (as it used to) turned each call
 	 * planned ahead for an early hand-off into a call at the due time, and the job it met
-	 * started a round trip late: in W3, 1.1 % of the jobs, half of the slowest 1 %.
+	 * started a round trip late.
 	 */
 	void sweptHead(int bucket, long nanos, long leadNanos) {
 		long due = now() + nanos;

@@ -332,7 +332,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		}
 		else if (next >= 0) {
 			// To the start of the due millisecond: planned from whole milliseconds, the
-			// wake-up came on average half a millisecond after it (W3's median lateness).
+			// wake-up came on average half a millisecond after it.
 			this.ownership.wakeInNanos(bucket, result.nanosUntil(next));
 		}
 		else {

@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * redeq's hot-path scripts as one Redis Functions library (Redis 7 and later).
  * <p>
  * Redis runs a script sent with {@code EVALSHA} from its first line at every call, so
- * every helper the script includes is defined again each time: about a fifth of the Redis
+ * every helper the script includes is defined again each time, a large share of the Redis
  * CPU a job costs between schedule, hand-off and completion. A library defines the
  * helpers once, when it is loaded; each of its functions sets its call's state
  * ({@code begin_call} in prelude.lua) and runs the same body the script runs, so both

@@ -19,10 +19,10 @@ import org.jspecify.annotations.Nullable;
 
 import io.redeq.RedeqException;
 
-// Over 300 lines: it is the one door, with a method per script (about twenty), each now
-// "send, then let the result record parse the reply". The sending helpers that declare
-// each bucket's known topics (runOn, runRemembered, runMigrateWithAllTopics) could be a class of
-// their own; they stay here while the hot path they sit on is being measured.
+// Over 300 lines: it is the one door, with a method per script, each "send, then let the
+// result record parse the reply". The sending helpers that declare each bucket's known
+// topics (runOn, runRemembered, runMigrateWithAllTopics) stay beside the hot
+// path they serve.
 /**
  * The one door to job state in Redis: a method per state change, each one Lua script on
  * one bucket's keys (so each is atomic and Cluster-safe). Every key a script touches is
@@ -180,8 +180,7 @@ public final class RedisJobStore {
 		return out;
 	}
 
-	// ---- producer side
-	// -------------------------------------------------------------------
+	// ---- producer side ----------------------------------------------------------------
 
 	/**
 	 * Writes jobs of one bucket in one atomic script; the outcomes come in request order,
@@ -261,8 +260,7 @@ public final class RedisJobStore {
 		return reply.thenApply((values) -> StoredJob.fromReply(jobKey, values));
 	}
 
-	// ---- migrator
-	// ------------------------------------------------------------------------
+	// ---- migrator ---------------------------------------------------------------------
 
 	public boolean tryLock(int bucket, String owner, long ttlMillis) {
 		String reply = this.scripts
@@ -482,8 +480,7 @@ public final class RedisJobStore {
 		return commands().publish(this.keys.wakeChannel(), bucket + ":" + dueAt);
 	}
 
-	// ---- consumer side
-	// -------------------------------------------------------------------
+	// ---- consumer side ----------------------------------------------------------------
 
 	/**
 	 * Whether any bucket has READY jobs of the topic: one EXISTS over all its ready sets
@@ -655,8 +652,7 @@ public final class RedisJobStore {
 		return released;
 	}
 
-	// ---- admin
-	// ---------------------------------------------------------------------------
+	// ---- admin ------------------------------------------------------------------------
 
 	/** A read-only look at one bucket, for metrics and health. */
 	public CompletionStage<BucketInspection> inspect(int bucket) {
@@ -723,8 +719,7 @@ public final class RedisJobStore {
 		return PurgeStep.fromReply(reply);
 	}
 
-	// ---- helpers
-	// -------------------------------------------------------------------------
+	// ---- helpers ----------------------------------------------------------------------
 
 	private static Set<String> topicsOf(List<ClaimedJob> jobs) {
 		Set<String> topics = new LinkedHashSet<>();

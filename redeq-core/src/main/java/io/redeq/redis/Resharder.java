@@ -176,8 +176,8 @@ public final class Resharder {
 		for (String[] index : indexes) {
 			Double score = this.scripts.await(commands.zscore(index[1], jobKey), "reshard read");
 			if (score != null) {
-				// Exact, fraction included: a job's priority rides in it
-				// (lib/settings.lua).
+				// Exact, fraction included: a job's priority rides
+				// in it (lib/settings.lua).
 				return new String[] { index[0], new BigDecimal(score).toPlainString() };
 			}
 		}

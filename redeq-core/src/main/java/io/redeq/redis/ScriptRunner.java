@@ -91,14 +91,11 @@ public final class ScriptRunner {
 		}
 		else {
 			// Opening the connection blocks for up to Lettuce's connect timeout: not on
-			// the
-			// caller's thread, which may be an asynchronous client's.
+			// the caller's thread, which may be an asynchronous client's.
 			CompletableFuture.runAsync(() -> sendSafely(script, keys, args, result));
 		}
 		// Lettuce's timer wheel rather than CompletableFuture.orTimeout: orTimeout wakes
-		// a
-		// scheduler thread for every command, which cost a tenth of a single schedule
-		// call.
+		// a scheduler thread for every command, a cost on every single schedule call.
 		Timeout deadline = this.connections.timer()
 			.newTimeout((t) -> result.completeExceptionally(new TimeoutException()), this.timeout.toMillis(),
 					TimeUnit.MILLISECONDS);

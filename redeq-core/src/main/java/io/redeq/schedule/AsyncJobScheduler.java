@@ -210,8 +210,8 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 			.thenApply((outcomes) -> accept(prepared, bucket, outcomes.get(0)))
 			.toCompletableFuture();
 		// A job kept as it was is waited for too: an earlier schedule of it may have been
-		// refused because its WAIT failed, and this one must not acknowledge it
-		// unchecked.
+		// refused because its WAIT failed, and this one must not
+		// acknowledge it unchecked.
 		CompletableFuture<String> result = ScriptRunner.translated(answered, operation)
 			.thenCompose((id) -> this.replication.awaitAsync(List.of(bucket), "Job " + prepared.describe(), mark)
 				.thenApply((ignored) -> id));
@@ -261,8 +261,7 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 		CompletableFuture<List<String>> result = CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
 			.handle((ignored, ex) -> {
 				// Each call answered (or failed alone): the first failure in job order
-				// wins,
-				// as the synchronous client throws it.
+				// wins, as the synchronous client throws it.
 				RedeqException firstFailure = null;
 				Set<Integer> answered = new LinkedHashSet<>();
 				for (CompletableFuture<Call> call : calls) {

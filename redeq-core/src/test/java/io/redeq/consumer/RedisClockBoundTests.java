@@ -54,8 +54,8 @@ class RedisClockBoundTests {
 	@Test
 	void aJobNeverStartsBeforeRedisClockReachesItsDueTime() {
 		SplittableRandom random = new SplittableRandom(11);
-		long redisMinusLocal = 1_700_000_000_000L * MILLI; // Redis's clock, on the local
-															// one
+		// Redis's clock, on the local one.
+		long redisMinusLocal = 1_700_000_000_000L * MILLI;
 		long local = 0;
 		for (int i = 0; i < 100_000; i++) {
 			local += random.nextLong(5_000, 2 * MILLI);

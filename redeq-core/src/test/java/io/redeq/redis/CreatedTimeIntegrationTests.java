@@ -79,8 +79,8 @@ class CreatedTimeIntegrationTests {
 			RedisCommands<String, String> redis = connection.sync();
 			for (String id : ids) {
 				this.fixture.redeq.client().schedule(Job.builder("mail").id(id).payload("new").build());
-				// As builds before the base-64 head wrote it: decimal ms, settings, trace
-				// context.
+				// As builds before the base-64 head wrote it: decimal ms,
+				// settings, trace context.
 				redis.hset(this.fixture.keys.payloadKey(BUCKET), KeySpace.jobKey("mail", id),
 						created + ";a5 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01|\"old\"");
 			}

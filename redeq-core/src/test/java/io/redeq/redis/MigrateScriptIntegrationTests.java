@@ -134,8 +134,8 @@ class MigrateScriptIntegrationTests {
 		schedule(ids.get(0), now.minusSeconds(2));
 		MigrateResult first = migrate(11, new SlotOffer("mail", 1, 1, "inst:x:5", 1));
 		assertThat(first.handedOver().get(0)).extracting(ClaimedJob::id).containsExactly(ids.get(0));
-		// Its one-millisecond lease expires: the sweep puts it back READY with its one
-		// attempt used.
+		// Its one-millisecond lease expires: the sweep puts it back READY with its
+		// one attempt used.
 		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(sweep(11).reclaimed()).isEqualTo(1));
 		schedule(ids.get(1), now.minusSeconds(1));
 
@@ -151,8 +151,8 @@ class MigrateScriptIntegrationTests {
 		long now = System.currentTimeMillis();
 		schedule(ids.get(0), Instant.ofEpochMilli(now - 1_000));
 		ClaimedJob first = migrate(12, new SlotOffer("mail", 1, 30_000, "inst:x:10", 3)).handedOver().get(0).get(0);
-		// Failed once and due again at once: with one attempt allowed it cannot be handed
-		// over.
+		// Failed once and due again at once: with one attempt allowed it cannot
+		// be handed over.
 		assertThat(this.fixture.await(this.store.retry(first, 0, "boom"))).isPresent();
 		schedule(ids.get(1), Instant.ofEpochMilli(now + 20_000));
 

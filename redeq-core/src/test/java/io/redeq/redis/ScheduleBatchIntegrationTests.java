@@ -206,8 +206,8 @@ class ScheduleBatchIntegrationTests {
 		assertThat(this.store.migrate(BUCKET, 100, false, "", 10_000, 0).nextDue()).isEqualTo(far);
 		assertThat(this.redeq.client().cancel("head", ids.get(0))).isTrue();
 
-		// The due set's head now, but the migrator told of `far` runs by then and finds
-		// it.
+		// The due set's head now, but the migrator told of `far` runs by then
+		// and finds it.
 		assertThat(earliest(request(ids.get(1), far + 10))).as("after the time told").containsExactly(false);
 		assertThat(this.store.migrate(BUCKET, 100, false, "", 10_000, 0).nextDue()).isEqualTo(far + 10);
 		assertThat(earliest(request(ids.get(2), far + 5))).as("before the time told").containsExactly(true);
@@ -221,8 +221,7 @@ class ScheduleBatchIntegrationTests {
 		long far = FAR.toEpochMilli();
 		assertThat(earliest(request(ids.get(0), far))).containsExactly(true);
 		// As an older redeq leaves it during a rolling upgrade: its migrate moved the
-		// jobs
-		// due then and wrote no new time.
+		// jobs due then and wrote no new time.
 		try (StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
 			connection.sync().hset(this.fixture.keys.countKey(BUCKET), "~next", Long.toString(far - 7_200_000));
 		}

@@ -31,8 +31,7 @@ class ScriptReplyTests {
 	@Test
 	void aTopicNamedTopicsInAResultIsNotTheTopicsAnswer() {
 		// Only the first value marks the answer: a migrate result lists topics after
-		// seven
-		// numbers, and a topic may be called "topics".
+		// seven numbers, and a topic may be called "topics".
 		List<Object> reply = List.of(1_700_000_000_000L, -1L, -1L, 1L, 1L, 0L, 0L, "topics", 1L);
 		assertThat(ScriptReply.asksForTopics(reply)).isFalse();
 	}

@@ -93,8 +93,8 @@ class DashboardBrowserIntegrationTests {
 		this.base = "http://localhost:" + this.app.getEnvironment().getProperty("local.server.port");
 		this.profile = Files.createTempDirectory("redeq-chromium-");
 		ChromeOptions options = new ChromeOptions();
-		// Both paths explicit: Selenium Manager then never looks for, or downloads, a
-		// browser.
+		// Both paths explicit: Selenium Manager then never looks for, or
+		// downloads, a browser.
 		options.setBinary(chromium.toFile());
 		options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
 				"--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
@@ -149,8 +149,8 @@ class DashboardBrowserIntegrationTests {
 		post("/reminders", "{\"to\":\"grace\",\"text\":\"review\",\"in\":\"0s\"}");
 		await().atMost(Duration.ofSeconds(30)).until(() -> admin.stats("reminder").dead() == 2);
 		await().atMost(Duration.ofSeconds(30)).until(() -> admin.stats("invoice.send").pending() == 5);
-		// A requeued reminder must stay READY long enough to be seen: no listener runs
-		// it.
+		// A requeued reminder must stay READY long enough to be seen: no
+		// listener runs it.
 		this.app.getBean(RedeqListenerEndpointRegistry.class).stop();
 		redeq.history().flush();
 
@@ -184,8 +184,8 @@ class DashboardBrowserIntegrationTests {
 			.findElement(By
 				.cssSelector("section[data-topic='reminder'] tr[data-id='" + id + "'] button[data-action='requeue']"))
 			.click();
-		// The click posts a form and the browser follows the redirect: wait for the new
-		// page.
+		// The click posts a form and the browser follows the redirect: wait for
+		// the new page.
 		WebElement flash = new WebDriverWait(this.browser, Duration.ofSeconds(20))
 			.until((driver) -> driver.findElements(By.id("flash")).stream().findFirst().orElse(null));
 		assertThat(flash.getText()).isEqualTo("Requeued dead job " + id + ": it is ready now");

@@ -70,8 +70,8 @@ class ExampleApplicationIntegrationTests {
 		assertThat(unpaid).contains("\"id\":1").contains("\"status\":\"AWAITING_PAYMENT\"");
 		assertThat(paid).contains("\"id\":2");
 		assertThat(this.app.getBean(RedeqClient.class).find("order.timeout", "order-1")).isPresent();
-		// The order's row and its timeout's outbox row committed together in the embedded
-		// database.
+		// The order's row and its timeout's outbox row committed together in
+		// the embedded database.
 		JdbcTemplate jdbc = this.app.getBean(JdbcTemplate.class);
 		assertThat(jdbc.queryForObject("SELECT item FROM orders WHERE id = 1", String.class)).isEqualTo("book");
 		await().atMost(Duration.ofSeconds(15))
@@ -142,8 +142,8 @@ class ExampleApplicationIntegrationTests {
 		try (RedisClient client = RedisClient.create(RedisURI.create(this.redis.host(), this.redis.port()));
 				StatefulRedisConnection<String, String> connection = client.connect()) {
 			String stored = connection.sync().hget(keys.tag(keys.bucketOf(jobKey)) + ":payload", jobKey);
-			// <created, base 64> <W3C traceparent>|<payload>: observation and a tracer
-			// are on
+			// <created, base 64> <W3C traceparent>|<payload>: observation and a
+			// tracer are on
 			assertThat(stored).matches("[0-9A-Za-z_-]{7} 00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}\\|\\{.*\"later\".*");
 		}
 	}
@@ -153,8 +153,8 @@ class ExampleApplicationIntegrationTests {
 		post("/reminders", "{\"to\":\"ada\",\"text\":\"standup\",\"in\":\"0s\"}");
 		await().atMost(Duration.ofSeconds(15)).until(() -> get("/actuator/redeq").contains("\"dead\":1"));
 		assertThat(get("/actuator/redeq")).contains("\"topic\":\"reminder\"").contains("\"owned\":[");
-		// One listener method on two topics is listed once per topic, each with its
-		// settings.
+		// One listener method on two topics is listed once per topic, each
+		// with its settings.
 		JsonNode urgent = null;
 		for (JsonNode listener : JsonMapper.builder().build().readTree(get("/actuator/redeq")).get("listeners")) {
 			if (listener.get("topic").asString().equals("reminder.urgent")) {
@@ -188,8 +188,8 @@ class ExampleApplicationIntegrationTests {
 		RedeqAdmin admin = this.app.getBean(RedeqAdmin.class);
 		long start = System.nanoTime();
 		await().atMost(Duration.ofSeconds(20)).until(() -> admin.stats("sms.send").pending() == 0);
-		// 10 messages at 5 per second: the last can start no sooner than a second after
-		// the first.
+		// 10 messages at 5 per second: the last can start no sooner than a second
+		// after the first.
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
 		assertThat(get("/actuator/redeq")).contains("\"rateLimit\":\"5/1000ms\"");
 	}

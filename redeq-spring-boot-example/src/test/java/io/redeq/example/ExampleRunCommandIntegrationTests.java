@@ -45,8 +45,8 @@ class ExampleRunCommandIntegrationTests {
 		assertThat(build.exitCode()).as(build.output()).isZero();
 		for (String module : MODULES) {
 			// Maven runs the first goal, with its forked lifecycle, on a module before
-			// the
-			// second: a check bound up to test-compile would appear before the run goal.
+			// the second: a check bound up to test-compile would appear before
+			// the run goal.
 			int run = build.output().indexOf(":run (default-cli) @ " + module + " ");
 			int check = build.output().indexOf("(check-test-prerequisites) @ " + module + " ");
 			assertThat(run).as(module + " ran spring-boot:run\n" + build.output()).isNotNegative();

@@ -89,8 +89,8 @@ final class LocalRedisProcess implements RedisBackend {
 		command.addAll(this.leadingArgs);
 		command.addAll(List.of("--daemonize", "no", "--port", String.valueOf(this.port), "--bind", HOST, "--dir",
 				this.dir.toString(), "--save", "", "--appendonly", "no", "--protected-mode", "no", "--logfile", ""));
-		// Later arguments win in redis-server, so extra args can override the defaults
-		// above.
+		// Later arguments win in redis-server, so extra args can override
+		// the defaults above.
 		command.addAll(this.extraArgs);
 		Path log = logFile();
 		long logOffset = size(log);

@@ -144,8 +144,8 @@ public final class RabbitMqServer extends LocalDatabaseProcess {
 	Map<String, String> environment(Path dataDir, int port) {
 		Path dir = dataDir.getParent();
 		return Map.ofEntries(Map.entry("HOME", dir.toString()),
-				// Not the system's /etc/rabbitmq/rabbitmq-env.conf, which may name the
-				// system's node.
+				// Not the system's /etc/rabbitmq/rabbitmq-env.conf, which may name
+				// the system's node.
 				Map.entry("RABBITMQ_CONF_ENV_FILE", dir.resolve("rabbitmq-env.conf").toString()),
 				Map.entry("RABBITMQ_CONFIG_FILE", dir.resolve("rabbitmq.conf").toString()),
 				Map.entry("RABBITMQ_ENABLED_PLUGINS_FILE", dir.resolve("enabled_plugins").toString()),
@@ -157,8 +157,7 @@ public final class RabbitMqServer extends LocalDatabaseProcess {
 				Map.entry("RABBITMQ_MNESIA_BASE", dataDir.toString()),
 				Map.entry("RABBITMQ_LOG_BASE", dir.resolve("log").toString()), Map.entry("RABBITMQ_LOGS", "-"),
 				// The script then execs the Erlang VM, so the process this JVM holds is
-				// the
-				// node itself and SIGTERM reaches it.
+				// the node itself and SIGTERM reaches it.
 				Map.entry("RUNNING_UNDER_SYSTEMD", "true"));
 	}
 

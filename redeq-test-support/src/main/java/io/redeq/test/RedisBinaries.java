@@ -85,8 +85,8 @@ public final class RedisBinaries {
 		String configured = where.env(SERVER_ENV);
 		if (configured != null) {
 			Path path = Path.of(configured);
-			// Fail loudly: silently falling back to another redis-server would hide a
-			// typo.
+			// Fail loudly: silently falling back to another redis-server would
+			// hide a typo.
 			if (!Files.isExecutable(path)) {
 				throw new RedisNotAvailableException(SERVER_ENV + " points at '" + configured
 						+ "', which is not an executable file. " + installHint());

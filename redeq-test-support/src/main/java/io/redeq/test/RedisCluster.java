@@ -300,8 +300,7 @@ public final class RedisCluster implements AutoCloseable {
 		}
 	}
 
-	// ---- moving slots
-	// ---------------------------------------------------------------------
+	// ---- moving slots -----------------------------------------------------------------
 
 	/** A node's cluster id ({@code CLUSTER MYID}). */
 	public String nodeId(RedisServer node) {
@@ -358,10 +357,8 @@ public final class RedisCluster implements AutoCloseable {
 			}
 			catch (IllegalStateException ex) {
 				// redis-cli checks the cluster before it moves anything, and refuses
-				// while a
-				// node has not yet heard of the last move: nothing changed, so wait for
-				// the
-				// gossip and ask again.
+				// while a node has not yet heard of the last move: nothing changed, so
+				// wait for the gossip and ask again.
 				boolean refusedBeforeMoving = ex.getMessage() != null
 						&& ex.getMessage().contains("Please fix your cluster problems before resharding");
 				if (!refusedBeforeMoving || attempt >= RESHARD_ATTEMPTS) {

@@ -99,8 +99,8 @@ final class RespClient {
 				if (length < 0) {
 					return null;
 				}
-				byte[] body = in.readNBytes(length + 2); // the payload plus its trailing
-															// CRLF
+				// The payload plus its trailing CRLF.
+				byte[] body = in.readNBytes(length + 2);
 				if (body.length < length + 2) {
 					throw new IOException("Connection closed in the middle of a reply");
 				}

@@ -154,8 +154,8 @@ public final class SlotMigration {
 			command.add("REPLACE");
 		}
 		try {
-			this.source.call(command.toArray(String[]::new)); // OK, or NOKEY if gone
-																// meanwhile
+			// OK, or NOKEY if gone meanwhile.
+			this.source.call(command.toArray(String[]::new));
 			return null;
 		}
 		catch (UncheckedIOException ex) {

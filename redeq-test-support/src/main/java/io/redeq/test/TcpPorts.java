@@ -26,8 +26,8 @@ public final class TcpPorts {
 	/** Returns a TCP port on 127.0.0.1 that was free a moment ago. */
 	public static int freePort() {
 		try (ServerSocket socket = new ServerSocket()) {
-			// No SO_REUSEADDR: a port in TIME_WAIT could be handed out and then fail to
-			// bind.
+			// No SO_REUSEADDR: a port in TIME_WAIT could be handed out and then
+			// fail to bind.
 			socket.setReuseAddress(false);
 			socket.bind(new InetSocketAddress(InetAddress.getByName(LOOPBACK), 0));
 			return socket.getLocalPort();

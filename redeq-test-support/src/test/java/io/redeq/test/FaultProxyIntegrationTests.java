@@ -52,13 +52,12 @@ class FaultProxyIntegrationTests {
 		try (StatefulRedisConnection<String, String> connection = this.proxied.connect()) {
 			assertThat(connection.sync().set("k", "v")).isEqualTo("OK");
 			assertThat(connection.sync().hset("h", "f", "x\r\ny")).isTrue();
-			assertThat(connection.sync().hgetall("h")).containsEntry("f", "x\r\ny"); // a
-																						// RESP3
-																						// map
+			// A RESP3 map.
+			assertThat(connection.sync().hgetall("h")).containsEntry("f", "x\r\ny");
 			assertThat(connection.sync().get("missing")).isNull();
 			assertThat(connection.sync().zadd("z", 1.5, "m")).isOne();
-			assertThat(connection.sync().zscore("z", "m")).isEqualTo(1.5); // a RESP3
-																			// double
+			// A RESP3 double.
+			assertThat(connection.sync().zscore("z", "m")).isEqualTo(1.5);
 		}
 		assertThat(this.proxy.connectionsAccepted()).isOne();
 	}
@@ -71,8 +70,8 @@ class FaultProxyIntegrationTests {
 			RedisAsyncCommands<String, String> async = connection.async();
 			RedisFuture<String> before = async.set("before", "x");
 			RedisFuture<Long> lost = async.incr("lost-counter");
-			connection.flushCommands(); // one write: the replies may arrive in one read
-										// too
+			// One write: the replies may arrive in one read too.
+			connection.flushCommands();
 			connection.setAutoFlushCommands(true);
 
 			assertThat(before.get(5, TimeUnit.SECONDS)).isEqualTo("OK");

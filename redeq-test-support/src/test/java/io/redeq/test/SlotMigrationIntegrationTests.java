@@ -71,8 +71,8 @@ class SlotMigrationIntegrationTests {
 			migration.migrate(List.of("{half}:b"));
 			assertThat(migration.keysOn(source)).containsExactly("{half}:a");
 			assertThat(migration.keysOn(target)).containsExactly("{half}:b");
-			// Lettuce follows -ASK for the moved key; a command over both halves is
-			// refused.
+			// Lettuce follows -ASK for the moved key; a command over both
+			// halves is refused.
 			assertThat(redis.get("{half}:a")).isEqualTo("1");
 			assertThat(redis.get("{half}:b")).isEqualTo("2");
 			assertThatExceptionOfType(RedisCommandExecutionException.class)

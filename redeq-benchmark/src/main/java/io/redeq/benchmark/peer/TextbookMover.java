@@ -77,8 +77,8 @@ final class TextbookMover implements AutoCloseable {
 			this.failing = false;
 		}
 		catch (RuntimeException ex) {
-			// An exception would cancel the timer: log the first of a run, try again next
-			// tick.
+			// An exception would cancel the timer: log the first of a run, try
+			// again next tick.
 			if (!this.failing) {
 				logger.warn("Textbook mover failed; retrying every {} ms", INTERVAL_MS, ex);
 			}

@@ -503,8 +503,8 @@ if #old > 0 then
 end
 -- A job handed over early starts once the consumer's bound of the Redis clock reaches its due
 -- time (io.redeq.consumer.RedisClockBound): the reply left after this time, so read now, it is
--- tighter than the one read at the start by how long the call took (a few hundred µs for a call
--- that hands over a dozen jobs). W3's median lateness fell from 0.28 to 0.18 ms with it.
+-- tighter than the one read at the start by how long the call took, and the job starts that
+-- much closer to its due time.
 if #handed_early > 0 then
   out[1] = redis_micros()
 end

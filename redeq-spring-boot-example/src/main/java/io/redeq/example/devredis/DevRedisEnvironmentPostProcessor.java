@@ -41,8 +41,8 @@ public class DevRedisEnvironmentPostProcessor implements EnvironmentPostProcesso
 
 	@Override
 	public int getOrder() {
-		// After application.yml is loaded, so that its spring.data.redis.* and mode
-		// count.
+		// After application.yml is loaded, so that its spring.data.redis.*
+		// and mode count.
 		return ConfigDataEnvironmentPostProcessor.ORDER + 1;
 	}
 
@@ -76,8 +76,8 @@ public class DevRedisEnvironmentPostProcessor implements EnvironmentPostProcesso
 		environment.getPropertySources()
 			.addFirst(new MapPropertySource("redeqExampleDevRedis",
 					Map.of("spring.data.redis.host", "127.0.0.1", "spring.data.redis.port", freePort)));
-		// Stopped when the JVM exits, after Spring Boot closed the application context
-		// (redeq first).
+		// Stopped when the JVM exits, after Spring Boot closed the application
+		// context (redeq first).
 		SpringApplication.getShutdownHandlers().add(redis::stop);
 		this.logger.info("Nothing answered at Redis " + host + ":" + port + ", so the example started its own: "
 				+ binary + " on port " + freePort + " (in memory only; data is gone when the example stops). Set "

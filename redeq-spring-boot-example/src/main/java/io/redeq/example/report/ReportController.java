@@ -65,14 +65,13 @@ class ReportController {
 		PolledJob job = polled.get();
 		Report report = job.payload(Report.class);
 		if (report == null || !KNOWN.contains(report.name())) {
-			// Retrying cannot help: DEAD now, visible in RedeqAdmin.deadJobs and the
-			// dashboard.
+			// Retrying cannot help: DEAD now, visible in RedeqAdmin.deadJobs
+			// and the dashboard.
 			job.fail(new NotRetryableException("no report named " + ((report != null) ? report.name() : null)));
 			return ResponseEntity.unprocessableEntity().body(Map.of("id", job.id(), "status", "DEAD"));
 		}
 		// Build within the topic's timeout (the lease), then ack: a job not acked in time
-		// is
-		// delivered again, and its late ack throws LeaseExpiredException.
+		// is delivered again, and its late ack throws LeaseExpiredException.
 		String content = "The " + report.name() + " report, requested at " + job.createdAt();
 		job.ack();
 		logger.info("Built the {} report (job {}, attempt {})", report.name(), job.id(), job.attempt());

@@ -90,9 +90,8 @@ final class JdbcOutbox implements TransactionalOutbox {
 		this.upsertSql = dialect.upsert(table);
 		this.discardSql = "UPDATE " + table + " SET state = '" + JournalState.CANCELLED + "', updated_at = ?, "
 				+ "finished_at = ? WHERE topic = ? AND id = ? AND state = '" + JournalState.OUTBOX + "'";
-		// Only over a row still pending: a job that finished before the commit stays as
-		// it
-		// ended.
+		// Only over a row still pending: a job that finished before the commit stays
+		// as it ended.
 		this.cancelSql = "UPDATE " + table + " SET state = '" + JournalState.CANCELLING + "', updated_at = ? "
 				+ "WHERE topic = ? AND id = ? AND finished_at IS NULL";
 		// An outbox row not sent yet stays one, with the new due time: the relay sends it

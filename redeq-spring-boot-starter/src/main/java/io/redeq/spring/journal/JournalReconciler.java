@@ -111,8 +111,8 @@ final class JournalReconciler {
 			this.inFlight.remove(key);
 			if (info.isPresent() && info.get().state() == JobState.DEAD && info.get().attempts() >= row.attempts()) {
 				// For the version of the row it looked at: were the row replaced
-				// meanwhile
-				// by an outbox row of a new version, this must not finish that one.
+				// meanwhile by an outbox row of a new version, this must not
+				// finish that one.
 				this.writer.offer(new JournalEvent.Changed(row.topic(), row.id(), JournalState.DEAD,
 						info.get().attempts(), null, REASON, now, row.version()));
 				found++;

@@ -355,8 +355,8 @@ final class JournalRecovery {
 		for (int i = 0; i < claimed.size(); i++) {
 			if (join(finds.get(i)).isEmpty()) {
 				JournalRow row = claimed.get(i).row();
-				// As the version of its row: the outcomes of the restored job finish that
-				// row.
+				// As the version of its row: the outcomes of the restored job
+				// finish that row.
 				Job job = row.toJob(this.mapper);
 				this.versions.sending(job, row.version(), row.traceContext(),
 						() -> this.restorer.restore(job, Math.max(0, row.attempts()), row.traceContext()));

@@ -70,9 +70,8 @@ final class OutboxChanges {
 			try {
 				List<Change> changes = claim(connection);
 				for (Change change : changes) {
-					// A job Redis no longer holds (it ran to its end, or Redis lost
-					// it) is as good as cancelled: it must not come back with a
-					// recovery.
+					// A job Redis no longer holds (it ran to its end, or Redis lost it)
+					// is as good as cancelled: it must not come back with a recovery.
 					boolean cancelled = change.state() == JournalState.CANCELLING
 							&& (this.client.cancel(change.topic(), change.id())
 									|| this.client.find(change.topic(), change.id()).isEmpty());

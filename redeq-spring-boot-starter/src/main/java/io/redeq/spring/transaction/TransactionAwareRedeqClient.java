@@ -167,8 +167,8 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 		Validate.id(topic, id);
 		boolean wasScheduledHere = deferred.dropScheduled(topic, id);
 		if (wasScheduledHere || isWaiting(topic, id, true)) {
-			// Also cancels a job that Redis already held under the same id before this
-			// transaction.
+			// Also cancels a job that Redis already held under the same id
+			// before this transaction.
 			deferred.add(new DeferredOperations.Cancel(topic, id));
 			return true;
 		}

@@ -168,9 +168,8 @@ class RabbitForwardIntegrationTests {
 				client.schedule(Job.builder(TOPIC).id("nowhere-1").payload("hello").build());
 
 				// A channel closed by the broker makes Spring AMQP throw on one of its
-				// own
-				// threads when it returns the channel to its cache; that is not this
-				// test's.
+				// own threads when it returns the channel to its cache; that is
+				// not this test's.
 				await().atMost(Duration.ofSeconds(10))
 					.dontCatchUncaughtExceptions()
 					.until(() -> admin.stats(TOPIC).dead() == 1);
@@ -205,8 +204,8 @@ class RabbitForwardIntegrationTests {
 				}
 				client.scheduleAll(batch);
 				List<Message> received = new CopyOnWriteArrayList<>();
-				// Some jobs go out before the broker stops, the rest fall due while it is
-				// down.
+				// Some jobs go out before the broker stops, the rest fall due while
+				// it is down.
 				await().atMost(Duration.ofSeconds(10)).until(() -> drainInto(received) >= 20);
 				rabbit.stop();
 				await().atMost(Duration.ofSeconds(20))

@@ -92,8 +92,7 @@ class JournalH2IntegrationTests {
 			// The commit happened, the send failed (redeq checks every payload of a batch
 			// before it sends any). The relay sends the job that fits and marks the other
 			// DEAD with the reason; it marks a refused row as it meets it and the sent
-			// ones
-			// after the run, so the wait is for both.
+			// ones after the run, so the wait is for both.
 			Awaitility.await()
 				.atMost(JournalScenarios.TIMEOUT)
 				.until(() -> JournalScenarios.row(context, "refused", "big").get().state() == JournalState.DEAD

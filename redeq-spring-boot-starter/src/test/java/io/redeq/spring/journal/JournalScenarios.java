@@ -72,7 +72,10 @@ abstract class JournalScenarios {
 
 	static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-	/** How long the database is away in the outage scenario, as the issue asks. */
+	/**
+	 * How long the database is away in the outage scenario: many of the journal writer's
+	 * failed writes, with jobs scheduled and run all the while.
+	 */
 	static final Duration DATABASE_DOWN = Duration.ofSeconds(30);
 
 	private final RedisServer redis;
@@ -279,8 +282,8 @@ abstract class JournalScenarios {
 						.build())));
 				assertThat(row(context, "replace-running", "r").get().state()).isEqualTo(JournalState.OUTBOX);
 				oldMayEnd.countDown();
-				// The old version's outcome is written, or waits for a row of its
-				// version.
+				// The old version's outcome is written, or waits for a row
+				// of its version.
 				assertThat(journal.writer().flush(TIMEOUT)).isTrue();
 				assertThat(row(context, "replace-running", "r").get().state()).isEqualTo(JournalState.OUTBOX);
 				Awaitility.await().atMost(TIMEOUT).until(() -> runs.count("r") == 2);
@@ -326,8 +329,8 @@ abstract class JournalScenarios {
 
 	@Test
 	void twoRelaysNeverSendTheSameRow() {
-		// The application's own relay waits an hour between runs: only the two below
-		// relay.
+		// The application's own relay waits an hour between runs: only the
+		// two below relay.
 		runner().withPropertyValues("redeq.consumer.enabled=false", "redeq.journal.relay-interval=1h")
 			.run((context) -> {
 				DataSource dataSource = context.getBean(DataSource.class);
@@ -376,8 +379,8 @@ abstract class JournalScenarios {
 				assertThat(sent[0] + sent[1]).isEqualTo(rows);
 				assertThat(sends).hasSize(rows);
 				assertThat(sends.values()).allSatisfy((count) -> assertThat(count.get()).isEqualTo(1));
-				// Past due: READY, or DELAYED until the migrator moves them (no consumer
-				// runs).
+				// Past due: READY, or DELAYED until the migrator moves them
+				// (no consumer runs).
 				TopicStats stats = redeq.admin().stats("relay");
 				assertThat(stats.ready() + stats.delayed()).isEqualTo(rows);
 				assertThat(context.getBean(RedeqClient.class).find("relay", "r-7")).isPresent();
@@ -592,8 +595,8 @@ abstract class JournalScenarios {
 		assertThat(writer.flush(TIMEOUT)).isTrue();
 		assertThat(row(context, "order", "one-batch").get()).extracting(Row::state, Row::attempts)
 			.containsExactly(JournalState.DEAD, 1);
-		// The worker's start was queued before the caller's "scheduled": it waits for the
-		// row.
+		// The worker's start was queued before the caller's "scheduled": it waits
+		// for the row.
 		writer.offer(new JournalEvent.Changed("order", "started-first", JournalState.RUNNING, 1, null, null, t + 1));
 		writer.offer(new JournalEvent.Scheduled(Job.builder("order").id("started-first").build(), t, t));
 		assertThat(writer.flush(TIMEOUT)).isTrue();

@@ -181,8 +181,8 @@ class JournalTransactionIntegrationTests {
 					(status) -> client.schedule(Job.builder("tx.other").id("committed").payload("x").build()));
 			Awaitility.await().atMost(JournalScenarios.TIMEOUT).until(() -> runs.count("committed") == 1);
 			awaitRow(context, "tx.other", "committed", JournalState.COMPLETED);
-			// Past the grace period the relay would take a rolled-back row still in the
-			// outbox.
+			// Past the grace period the relay would take a rolled-back row still
+			// in the outbox.
 			long now = System.currentTimeMillis();
 			Awaitility.await()
 				.atMost(JournalScenarios.TIMEOUT)
@@ -190,8 +190,8 @@ class JournalTransactionIntegrationTests {
 			journal.relayNow();
 			assertThat(client.find("tx.other", "rolled-back")).isEmpty();
 			assertThat(runs.count("rolled-back")).isZero();
-			// Never written: the rows of such a transaction are written just before it
-			// commits.
+			// Never written: the rows of such a transaction are written just
+			// before it commits.
 			assertThat(JournalScenarios.row(context, "tx.other", "rolled-back")).isEmpty();
 		});
 	}

@@ -145,16 +145,15 @@ abstract class JournalWriterScenarios {
 				}
 				assertThat(a.flush(TIMEOUT)).isTrue();
 				// B ran attempt 2 of the first to its end, started attempt 2 of the
-				// second,
-				// and the third was cancelled.
+				// second, and the third was cancelled.
 				b.offer(new JournalEvent.Changed("late", "completed", JournalState.RUNNING, 2, null, null, t + 10));
 				b.offer(new JournalEvent.Changed("late", "completed", JournalState.COMPLETED, 2, null, null, t + 11));
 				b.offer(new JournalEvent.Changed("late", "running", JournalState.RUNNING, 2, null, null, t + 10));
 				b.offer(new JournalEvent.Changed("late", "cancelled", JournalState.CANCELLED, null, null, null,
 						t + 10));
 				assertThat(b.flush(TIMEOUT)).isTrue();
-				// A's news of attempt 1, late (and with a clock far ahead: clocks decide
-				// nothing).
+				// A's news of attempt 1, late (and with a clock far ahead:
+				// clocks decide nothing).
 				for (String id : new String[] { "completed", "running", "cancelled" }) {
 					a.offer(new JournalEvent.Changed("late", id, JournalState.RETRYING, 1, t + 1000, "late failure",
 							t + 100_000));

@@ -134,8 +134,8 @@ class OutboxRelayTransientErrorIntegrationTests {
 	void aReadOnlyReplicaLeavesTheRowInTheOutboxUntilItIsAMasterAgain() {
 		runner().run((context) -> {
 			JournalScenarios.Runs runs = JournalScenarios.subscribe(context, "readonly");
-			// A failover, seen from the old master: it is made the replica of the new
-			// one.
+			// A failover, seen from the old master: it is made the replica of
+			// the new one.
 			redis((commands) -> commands.replicaof(master.host(), master.port()));
 			try {
 				writeUnsentRow(context, "readonly", "ro-1");
@@ -187,8 +187,8 @@ class OutboxRelayTransientErrorIntegrationTests {
 				assertRelayFailsLeavingTheRow(context, "loading", "load-1", "READONLY");
 			}
 			finally {
-				// Redis refuses both while it still loads (a failed assertion comes
-				// early).
+				// Redis refuses both while it still loads (a failed
+				// assertion comes early).
 				Awaitility.await().atMost(TIMEOUT).ignoreExceptions().until(() -> {
 					redis((commands) -> {
 						commands.configSet("key-load-delay", "0");

@@ -91,10 +91,8 @@ class GracefulShutdownIntegrationTests {
 		void handle(String payload, io.redeq.Delivery delivery) throws InterruptedException {
 			running.incrementAndGet();
 			try {
-				new CountDownLatch(1).await(50, TimeUnit.MILLISECONDS); // the work
-																		// itself; not a
-																		// wait in the
-																		// test
+				// The work itself; not a wait in the test.
+				new CountDownLatch(1).await(50, TimeUnit.MILLISECONDS);
 				completions.computeIfAbsent(delivery.id(), (id) -> new AtomicInteger()).incrementAndGet();
 			}
 			finally {

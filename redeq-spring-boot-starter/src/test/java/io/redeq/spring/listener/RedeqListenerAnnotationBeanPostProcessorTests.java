@@ -266,8 +266,8 @@ class RedeqListenerAnnotationBeanPostProcessorTests {
 		List<FailureAnalyzer> analyzers = SpringFactoriesLoader
 			.forDefaultResourceLocation(RedeqListenerAnnotationBeanPostProcessorTests.class.getClassLoader())
 			.load(FailureAnalyzer.class, null, FailureHandler.handleMessage((message, ex) -> {
-				// Analyzers that need a bean factory or environment are not ours; skip
-				// them.
+				// Analyzers that need a bean factory or environment are not ours;
+				// skip them.
 			}));
 		for (FailureAnalyzer analyzer : analyzers) {
 			if (analyzer.getClass().getName().startsWith("io.redeq.")) {

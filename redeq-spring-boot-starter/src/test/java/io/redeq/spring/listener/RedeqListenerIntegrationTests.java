@@ -171,8 +171,7 @@ class RedeqListenerIntegrationTests {
 						"mail.reminder:" + reminder + ":bob");
 
 				// Each topic's concurrency: 1 and 2 handlers at once, the rest waits
-				// READY
-				// (no prefetch, so in-flight jobs are running ones).
+				// READY (no prefetch, so in-flight jobs are running ones).
 				for (int i = 0; i < 3; i++) {
 					client.schedule("mail.welcome", "hold", Duration.ZERO);
 					client.schedule("mail.reminder", "hold", Duration.ZERO);
@@ -188,8 +187,8 @@ class RedeqListenerIntegrationTests {
 				await().atMost(Duration.ofSeconds(10))
 					.until(() -> mail.holding("mail.welcome") == 3 && mail.holding("mail.reminder") == 3);
 
-				// Each topic's max-attempts: a job that always fails is dead after 1 and
-				// 3.
+				// Each topic's max-attempts: a job that always fails is dead after
+				// 1 and 3.
 				client.schedule("mail.welcome", "fail", Duration.ZERO);
 				client.schedule("mail.reminder", "fail", Duration.ZERO);
 				await().atMost(Duration.ofSeconds(10))
@@ -218,8 +217,8 @@ class RedeqListenerIntegrationTests {
 		this.runner.withBean(SilentListener.class).withPropertyValues("redeq.consumer.enabled=false").run((context) -> {
 			assertThat(context).hasNotFailed();
 			String id = context.getBean(RedeqClient.class).schedule("silent", "x", Duration.ZERO);
-			// The migrator still runs: the job becomes READY and stays there for another
-			// application.
+			// The migrator still runs: the job becomes READY and stays there
+			// for another application.
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> context.getBean(RedeqClient.class)
 					.find("silent", id)
@@ -382,8 +381,8 @@ class RedeqListenerIntegrationTests {
 
 		static final List<String> intercepted = new CopyOnWriteArrayList<>();
 
-		// Ordered first, as Spring's auto-proxy creators are (AopConfigUtils gives them
-		// HIGHEST_PRECEDENCE).
+		// Ordered first, as Spring's auto-proxy creators are (AopConfigUtils
+		// gives them HIGHEST_PRECEDENCE).
 		@Bean
 		static OrderedProxyingPostProcessor classProxies() {
 			return new OrderedProxyingPostProcessor();

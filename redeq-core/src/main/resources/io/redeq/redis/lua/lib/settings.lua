@@ -6,8 +6,8 @@
 --
 -- <created> is the Redis time the job was first scheduled, in ms, written in base 64 (digits
 -- 0-9 A-Z a-z - _, most significant first): 7 characters until the year 2109 instead of 13 in
--- decimal. A record that small is what Redis's allocator rounds: with a 100-byte payload it
--- takes the 112-byte class instead of the 128-byte one. Records written in decimal by earlier
+-- decimal. Redis's allocator rounds every record up to a size class, so the shorter record
+-- can fit a smaller class. Records written in decimal by earlier
 -- builds are read as they are: a decimal time starts with a digit, a base-64 time after 1991
 -- with a letter (CreatedTime on the Java side reads both).
 local CREATED_DIGITS = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz-_'

@@ -31,7 +31,7 @@ import io.redeq.RedeqOptions;
 @ConfigurationProperties("redeq")
 public class RedeqProperties {
 
-	// About 600 lines, as Boot's own *Properties classes are: one JavaBean tree per key
+	// Long, as Boot's own *Properties classes are: one JavaBean tree per key
 	// prefix, nested groups as static inner classes, each field with the Javadoc that
 	// becomes its IDE description and a getter and setter the binder needs.
 

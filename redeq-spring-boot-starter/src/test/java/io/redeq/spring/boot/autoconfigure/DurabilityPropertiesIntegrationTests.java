@@ -53,8 +53,8 @@ class DurabilityPropertiesIntegrationTests {
 					.isThrownBy(() -> redeq.client().schedule("t", "x", Duration.ofMinutes(1)))
 					.withMessageContaining("acknowledged by 0 of 1 replicas")
 					.withMessageContaining("redeq.durability.wait-replicas=1");
-				// Written all the same; the caller may schedule it again under the same
-				// id.
+				// Written all the same; the caller may schedule it again under
+				// the same id.
 				assertThat(redeq.admin().stats("t").delayed()).isEqualTo(1);
 			});
 	}

@@ -193,8 +193,8 @@ class RedeqAutoConfigurationIntegrationTests {
 	void startsWhileRedisIsDownAndWorksOnceItIsUp() {
 		RedisServer late = new RedisServer();
 		try {
-			// Reserve a port by starting and stopping a server; the same server restarts
-			// on it.
+			// Reserve a port by starting and stopping a server; the same server
+			// restarts on it.
 			late.start();
 			int port = late.port();
 			late.stop();

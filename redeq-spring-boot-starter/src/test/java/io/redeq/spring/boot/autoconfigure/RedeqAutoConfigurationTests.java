@@ -161,8 +161,8 @@ class RedeqAutoConfigurationTests {
 
 	@Test
 	void nonLettuceConnectionFactoryFailsWithAnalysis() {
-		// A connection factory of another client library; redeq must refuse it before
-		// using it.
+		// A connection factory of another client library; redeq must refuse it
+		// before using it.
 		RedisConnectionFactory other = (RedisConnectionFactory) Proxy.newProxyInstance(getClass().getClassLoader(),
 				new Class<?>[] { RedisConnectionFactory.class }, (proxy, method, args) -> {
 					throw new UnsupportedOperationException(method.getName());

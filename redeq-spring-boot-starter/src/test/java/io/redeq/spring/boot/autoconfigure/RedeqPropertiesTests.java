@@ -54,8 +54,8 @@ class RedeqPropertiesTests {
 			}
 			String path = beanPath(name.substring("redeq.".length()));
 			Class<?> type = fresh.getPropertyType(path);
-			// A list's default is a JSON array; as a property value it is
-			// comma-separated.
+			// A list's default is a JSON array; as a property value
+			// it is comma-separated.
 			String text = defaultValue.isArray()
 					? String.join(",", defaultValue.valueStream().map(JsonNode::asString).toList())
 					: defaultValue.asString();

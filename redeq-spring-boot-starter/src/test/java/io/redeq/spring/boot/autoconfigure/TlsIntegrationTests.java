@@ -72,8 +72,8 @@ class TlsIntegrationTests {
 	@Test
 	void withoutTheBundleThePlainTextConnectionFailsClearly() {
 		runner().run((context) -> {
-			assertThat(context).hasNotFailed(); // redeq starts without Redis, and says
-												// why schedule fails
+			// redeq starts without Redis, and says why schedule fails.
+			assertThat(context).hasNotFailed();
 			assertThatExceptionOfType(RedeqUnavailableException.class)
 				.isThrownBy(() -> context.getBean(RedeqClient.class).schedule("secure", "plain", Duration.ZERO));
 		});

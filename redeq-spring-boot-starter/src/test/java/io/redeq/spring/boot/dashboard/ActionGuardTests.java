@@ -38,8 +38,8 @@ class ActionGuardTests {
 
 		assertThat(this.guard.mayAct(request(anonymous, anonymous, null, null))).isFalse();
 		assertThat(this.guard.refusal(request(anonymous, anonymous, null, null))).contains("nobody is signed in");
-		// A request that claims the role without a user (no servlet security would) is
-		// refused too.
+		// A request that claims the role without a user (no servlet security would)
+		// is refused too.
 		assertThat(this.guard.refusal(request(anonymous, anonymous, null, "OPS"))).contains("nobody is signed in");
 		assertThat(this.guard.mayAct(request(viewer, viewer, "bob", null))).isFalse();
 		assertThat(this.guard.refusal(request(viewer, viewer, "bob", null))).contains("role OPS");

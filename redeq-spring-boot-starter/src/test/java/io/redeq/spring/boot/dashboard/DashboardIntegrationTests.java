@@ -151,8 +151,7 @@ class DashboardIntegrationTests {
 	@Test
 	void overviewAndTopicPageChartHowLateJobsStarted() throws Exception {
 		// The server is shared by this class's tests: their jobs' lateness would blend
-		// into
-		// the overview's figures.
+		// into the overview's figures.
 		RedisClient client = RedisClient.create("redis://" + this.redis.host() + ":" + this.redis.port());
 		try (var connection = client.connect()) {
 			connection.sync().flushall();
@@ -381,8 +380,8 @@ class DashboardIntegrationTests {
 			assertThat(refused.statusCode()).as(planted).isEqualTo(403);
 			assertThat(refused.body()).contains("CSRF");
 		}
-		// A genuine token, issued to another user of the same dashboard, is no good
-		// either.
+		// A genuine token, issued to another user of the same dashboard, is
+		// no good either.
 		HttpResponse<String> otherUser = postWithCookie("/redeq/actions", genuine,
 				form("requeue", ids.get(0), "redeq-csrf", genuine), "X-Test-User", "mallory");
 		assertThat(otherUser.statusCode()).isEqualTo(403);

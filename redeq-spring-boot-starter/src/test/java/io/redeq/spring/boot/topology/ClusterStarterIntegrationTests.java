@@ -104,8 +104,8 @@ class ClusterStarterIntegrationTests {
 			jobs.forEach((job) -> client.reschedule("orders", job.id(), Duration.ofMillis(50)));
 			Deliveries deliveries = context.getBean(Deliveries.class);
 			await().atMost(Duration.ofSeconds(30)).until(() -> deliveries.byId.size() == 300);
-			// A completion may wait a few ms for others of its bucket after its handler
-			// ran.
+			// A completion may wait a few ms for others of its bucket after
+			// its handler ran.
 			await().atMost(Duration.ofSeconds(5))
 				.until(() -> context.getBean(Redeq.class).admin().stats("orders").pending() == 0);
 		});
@@ -192,8 +192,8 @@ class ClusterStarterIntegrationTests {
 							&& cluster.masters().stream().noneMatch((m) -> m.port() == victimPort));
 				cluster.awaitHealthy(Duration.ofSeconds(30));
 				failoverMillis = (System.nanoTime() - killedAt) / 1_000_000;
-				// Back as the new master's replica, so WAIT 1 succeeds on every shard
-				// again.
+				// Back as the new master's replica, so WAIT 1 succeeds on
+				// every shard again.
 				victim.start();
 				cluster.awaitHealthy(Duration.ofSeconds(30));
 				int afterFailover = load.acknowledged().size();

@@ -93,8 +93,8 @@ public class RedeqEndpoint {
 				names.addAll(this.admin.topics());
 			}
 			catch (RuntimeException ex) {
-				// The snapshot's topics are enough; it already says whether Redis
-				// answers.
+				// The snapshot's topics are enough; it already says
+				// whether Redis answers.
 			}
 		}
 		for (String topic : names) {
