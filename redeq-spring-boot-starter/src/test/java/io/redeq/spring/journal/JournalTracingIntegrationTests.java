@@ -114,9 +114,8 @@ class JournalTracingIntegrationTests {
 			String sentTrace = inRequest(() -> JournalScenarios.transaction(context)
 				.executeWithoutResult(
 						(status) -> client.schedule(Job.builder("traced").id("sent").payload("x").build())));
-			// The process "dies" after the commit: only the outbox row is written, and
-			// the
-			// relay sends it from another thread, under no request.
+			// The process "dies" after the commit: only its outbox row is written,
+			// and the relay sends the job from another thread, outside any request.
 			String relayedTrace = inRequest(() -> JournalScenarios.transaction(context)
 				.executeWithoutResult((status) -> journal.outbox()
 					.write(List.of(Job.builder("traced").id("relayed").payload("y").build()))));
