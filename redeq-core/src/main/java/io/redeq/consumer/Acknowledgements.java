@@ -34,7 +34,7 @@ import io.redeq.redis.ClaimedJob;
 import io.redeq.redis.CompletionReply;
 import io.redeq.redis.RedisJobStore;
 
-// Over 300 lines: batching, the retry with backoff and the answers that end a completion are
+// Over 400 lines: batching, the retry with backoff and the answers that end a completion are
 // one state machine around one queue; split, each part would need the others' locks.
 /**
  * Completes finished jobs in batches, one complete script per bucket for the jobs that
