@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 import io.lettuce.core.RedisException;
 import org.jspecify.annotations.Nullable;
@@ -33,7 +34,7 @@ import io.redeq.redis.ClaimedJob;
 import io.redeq.redis.CompletionReply;
 import io.redeq.redis.RedisJobStore;
 
-// Over 300 lines: batching, the retry with backoff and the answers that end a completion are
+// Over 400 lines: batching, the retry with backoff and the answers that end a completion are
 // one state machine around one queue; split, each part would need the others' locks.
 /**
  * Completes finished jobs in batches, one complete script per bucket for the jobs that
@@ -59,7 +60,7 @@ import io.redeq.redis.RedisJobStore;
  * completed, or the claim is no longer ours (from the complete script or from a refused
  * renewal, {@link #claimLost(ClaimedJob)}).
  */
-final class Acknowledgements {
+final class Acknowledgements implements LeaseKeeper.Completions {
 
 	static final Duration FIRST_RETRY_DELAY = Duration.ofMillis(100);
 
@@ -93,7 +94,7 @@ final class Acknowledgements {
 
 	private static final Logger logger = LoggerFactory.getLogger(Acknowledgements.class);
 
-	private final RedisJobStore store;
+	private final CompletionScripts store;
 
 	private final String topic;
 
@@ -102,6 +103,9 @@ final class Acknowledgements {
 	private final Executor retries;
 
 	private final NextJobs nextJobs;
+
+	/** {@link System#nanoTime()}, or a test's clock: when a completion may ride. */
+	private final LongSupplier nanoClock;
 
 	private final Queue<PendingCompletion> queue = new ConcurrentLinkedQueue<>();
 
@@ -142,6 +146,17 @@ final class Acknowledgements {
 	 */
 	Acknowledgements(RedisJobStore store, String topic, ScheduledExecutorService timers, Executor retries,
 			NextJobs nextJobs) {
+		this(CompletionScripts.of(store), topic, timers, retries, nextJobs, System::nanoTime);
+	}
+
+	/**
+	 * Completes through {@code store}: a test's fake, or Redis.
+	 * @param nanoClock how long completions have waited for a ride
+	 * ({@link System#nanoTime()}, or a test's clock)
+	 */
+	Acknowledgements(CompletionScripts store, String topic, ScheduledExecutorService timers, Executor retries,
+			NextJobs nextJobs, LongSupplier nanoClock) {
+		this.nanoClock = nanoClock;
 		this.store = store;
 		this.topic = topic;
 		this.timers = timers;
@@ -164,7 +179,7 @@ final class Acknowledgements {
 	 * worker may give its slot back before Redis answers ({@link #send()} then).
 	 */
 	void add(ClaimedJob job, PendingCompletion.Outcome outcome) {
-		PendingCompletion pending = new PendingCompletion(job, outcome);
+		PendingCompletion pending = new PendingCompletion(job, outcome, this.nanoClock.getAsLong());
 		this.unconfirmed.put(job, pending);
 		if (this.nextJobs.mayClaimIn(job.bucket())) {
 			this.claimsWaiting = true;
@@ -199,7 +214,7 @@ final class Acknowledgements {
 
 	/** Whether a completion of {@code bucket} has waited {@link #RIDE_AFTER}. */
 	private boolean oldestWaitedForRide(int bucket) {
-		long now = System.nanoTime();
+		long now = this.nanoClock.getAsLong();
 		for (PendingCompletion pending : this.queue) {
 			if (pending.job.bucket() == bucket && now - pending.queuedNanos >= RIDE_AFTER.toNanos()) {
 				return true;
@@ -271,7 +286,8 @@ final class Acknowledgements {
 	 * Finished jobs whose completion Redis has not answered yet; their leases must be
 	 * renewed.
 	 */
-	Collection<ClaimedJob> unconfirmed() {
+	@Override
+	public Collection<ClaimedJob> unconfirmed() {
 		return Collections.unmodifiableSet(this.unconfirmed.keySet());
 	}
 
@@ -279,7 +295,8 @@ final class Acknowledgements {
 	 * A renewal found the claim gone: the completion of this job, if still waiting, ends
 	 * there. Called on a Lettuce thread; reported with the next batch.
 	 */
-	void claimLost(ClaimedJob job) {
+	@Override
+	public void claimLost(ClaimedJob job) {
 		PendingCompletion pending = this.unconfirmed.get(job);
 		if (pending != null) {
 			answer(pending, false);
@@ -410,7 +427,7 @@ final class Acknowledgements {
 	private Map<Integer, List<PendingCompletion>> drainByBucket() {
 		Map<Integer, List<PendingCompletion>> byBucket = new LinkedHashMap<>();
 		List<PendingCompletion> waiting = new ArrayList<>();
-		long now = System.nanoTime();
+		long now = this.nanoClock.getAsLong();
 		PendingCompletion next;
 		while ((next = this.queue.poll()) != null) {
 			if (next.isAnswered()) {
@@ -440,7 +457,7 @@ final class Acknowledgements {
 
 	private @Nullable RuntimeException await(Call call) {
 		try {
-			this.store.scripts().await(call.answered(), "complete " + call.jobs().size() + " jobs of " + this.topic);
+			this.store.await(call.answered(), "complete " + call.jobs().size() + " jobs of " + this.topic);
 			return null;
 		}
 		catch (RuntimeException ex) {

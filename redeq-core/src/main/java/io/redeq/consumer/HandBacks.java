@@ -25,13 +25,18 @@ final class HandBacks {
 	// The consumer's logger: its close reports these, and operators filter on that name.
 	private static final Logger logger = LoggerFactory.getLogger(TopicConsumer.class);
 
-	private final RedisJobStore store;
+	private final JobReleases store;
 
 	private final ConsumerSettings settings;
 
 	private final Duration shutdownTimeout;
 
 	HandBacks(RedisJobStore store, ConsumerSettings settings, Duration shutdownTimeout) {
+		this(JobReleases.of(store), settings, shutdownTimeout);
+	}
+
+	/** Hands back through {@code store}: a test's fake, or Redis. */
+	HandBacks(JobReleases store, ConsumerSettings settings, Duration shutdownTimeout) {
 		this.store = store;
 		this.settings = settings;
 		this.shutdownTimeout = shutdownTimeout;
@@ -112,8 +117,7 @@ final class HandBacks {
 				continue;
 			}
 			try {
-				this.store.release(inBucket.getKey(), inBucket.getValue(), notStarted);
-				this.store.signal(this.settings.topic(), inBucket.getKey());
+				this.store.releaseAndSignal(this.settings.topic(), inBucket.getKey(), inBucket.getValue(), notStarted);
 			}
 			catch (RuntimeException ex) {
 				failure = (failure != null) ? failure : ex;

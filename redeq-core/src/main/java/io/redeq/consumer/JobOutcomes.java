@@ -31,7 +31,7 @@ final class JobOutcomes {
 
 	private static final int MAX_ERROR_LENGTH = 2000;
 
-	private final RedisJobStore store;
+	private final FailedJobMoves moves;
 
 	private final ConsumerSettings settings;
 
@@ -46,7 +46,13 @@ final class JobOutcomes {
 
 	JobOutcomes(RedisJobStore store, ConsumerSettings settings, List<JobLifecycleListener> listeners, JobEvents events,
 			WakeUps wakeUps, @Nullable Acknowledgements acknowledgements) {
-		this.store = store;
+		this(FailedJobMoves.of(store), settings, listeners, events, wakeUps, acknowledgements);
+	}
+
+	/** Failed jobs moved through {@code moves}: a test's fake, or Redis. */
+	JobOutcomes(FailedJobMoves moves, ConsumerSettings settings, List<JobLifecycleListener> listeners, JobEvents events,
+			WakeUps wakeUps, @Nullable Acknowledgements acknowledgements) {
+		this.moves = moves;
 		this.settings = settings;
 		this.listeners = listeners;
 		this.events = events;
@@ -136,8 +142,7 @@ final class JobOutcomes {
 		RetryAfterException retryAfter = causeOfType(error, RetryAfterException.class);
 		Duration backoff = (retryAfter != null) ? retryAfter.delay()
 				: this.settings.backoff().delayAfter(job.attempt());
-		Optional<ScheduleOutcome> retry = this.store.scripts()
-			.await(this.store.retry(job, backoff.toMillis(), reason), "retry job " + describe(job));
+		Optional<ScheduleOutcome> retry = this.moves.retry(job, backoff.toMillis(), reason);
 		if (retry.isEmpty()) {
 			logger.warn("Job {} failed after its claim was lost; another instance owns it now", describe(job));
 			return false;
@@ -167,7 +172,7 @@ final class JobOutcomes {
 	 */
 	boolean dead(ClaimedJob job, Delivery delivery, String reason) {
 		String bounded = (reason.length() > MAX_ERROR_LENGTH) ? reason.substring(0, MAX_ERROR_LENGTH) + "…" : reason;
-		long diedAt = this.store.scripts().await(this.store.bury(job, bounded), "bury job " + describe(job));
+		long diedAt = this.moves.bury(job, bounded);
 		if (diedAt == 0) {
 			logger.warn("Job {} could not be moved to DEAD: its claim was lost", describe(job));
 			return false;

@@ -34,17 +34,22 @@ final class LeaseKeeper {
 
 	private static final Logger logger = LoggerFactory.getLogger(LeaseKeeper.class);
 
-	private final RedisJobStore store;
+	private final LeaseRenewals store;
 
 	private final Duration lease;
 
 	private final Collection<RunningJob> running;
 
-	private final Acknowledgements completing;
+	private final Completions completing;
 
 	private @Nullable ScheduledFuture<?> renewal;
 
 	LeaseKeeper(RedisJobStore store, Duration lease, Collection<RunningJob> running, Acknowledgements completing) {
+		this(LeaseRenewals.of(store), lease, running, completing);
+	}
+
+	/** Renews through {@code store}: a test's fake, or Redis. */
+	LeaseKeeper(LeaseRenewals store, Duration lease, Collection<RunningJob> running, Completions completing) {
 		this.store = store;
 		this.lease = lease;
 		this.running = running;
@@ -64,7 +69,8 @@ final class LeaseKeeper {
 		}
 	}
 
-	private void renew() {
+	/** One round of renewals; the timer runs it every third of the lease. */
+	void renew() {
 		Map<Integer, List<Claim>> byBucket = new LinkedHashMap<>();
 		for (RunningJob runningJob : this.running) {
 			// A settled job's outcome is on its way, or close left it unrenewed.
@@ -126,6 +132,20 @@ final class LeaseKeeper {
 
 	/** A claim one renewal asked for: of a running handler, or of a finished job. */
 	private record Claim(ClaimedJob job, @Nullable RunningJob runningJob) {
+	}
+
+	/**
+	 * Finished jobs whose completion Redis has not answered yet
+	 * ({@link Acknowledgements}): their leases are renewed too.
+	 */
+	interface Completions {
+
+		/** The finished jobs whose completion waits for Redis. */
+		Collection<ClaimedJob> unconfirmed();
+
+		/** A renewal found the claim of this finished job gone. */
+		void claimLost(ClaimedJob job);
+
 	}
 
 }

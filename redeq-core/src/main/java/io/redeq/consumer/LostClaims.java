@@ -45,7 +45,7 @@ final class LostClaims {
 	/** At most about ten hand-backs of one claim, even under a lease of hours. */
 	private static final long MAX_KEPT_NANOS = TimeUnit.MINUTES.toNanos(5);
 
-	private final RedisJobStore store;
+	private final ClaimReleases store;
 
 	private final String topic;
 
@@ -62,6 +62,11 @@ final class LostClaims {
 	 * @param nanoClock {@link System#nanoTime()}, or a test's clock
 	 */
 	LostClaims(RedisJobStore store, String topic, Duration lease, LongSupplier nanoClock) {
+		this(ClaimReleases.of(store), topic, lease, nanoClock);
+	}
+
+	/** Lost claims handed back through {@code store}: a test's fake, or Redis. */
+	LostClaims(ClaimReleases store, String topic, Duration lease, LongSupplier nanoClock) {
 		this.store = store;
 		this.topic = topic;
 		this.keptNanos = Math.min(lease.toNanos(), MAX_KEPT_NANOS);

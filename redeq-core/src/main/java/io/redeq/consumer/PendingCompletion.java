@@ -24,12 +24,13 @@ final class PendingCompletion {
 
 	private volatile boolean mayHaveLanded;
 
-	/** When it was queued ({@link System#nanoTime()}). */
-	final long queuedNanos = System.nanoTime();
+	/** When it was queued, on the acknowledgements' clock ({@link System#nanoTime()}). */
+	final long queuedNanos;
 
-	PendingCompletion(ClaimedJob job, Outcome outcome) {
+	PendingCompletion(ClaimedJob job, Outcome outcome, long queuedNanos) {
 		this.job = job;
 		this.outcome = outcome;
+		this.queuedNanos = queuedNanos;
 	}
 
 	/**
