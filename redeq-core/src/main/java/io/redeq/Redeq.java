@@ -506,7 +506,12 @@ public final class Redeq implements AutoCloseable {
 		}
 		this.timers.shutdownNow();
 		this.statsTimer.shutdownNow();
-		flushHistory();
+		// Closing never opens a connection: an engine that never reached Redis has no
+		// counts to write, and its client may be shut down already (a context that
+		// failed before the engine started closes the client first).
+		if (this.connections.isConnected()) {
+			flushHistory();
+		}
 		this.connections.close();
 	}
 
