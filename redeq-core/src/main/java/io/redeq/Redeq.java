@@ -185,7 +185,7 @@ public final class Redeq implements AutoCloseable {
 		this.client = new JobScheduler(
 				new AsyncJobScheduler(this.store, this.codec, options, this.wakeUps, this.events, scheduleObservations),
 				scripts, recurring, this::poll);
-		this.admin = new QueueAdmin(this.store, this.queries, recurring, this.pauses);
+		this.admin = new QueueAdmin(this.store, this.queries, recurring, this.pauses, this::isStarted);
 		ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, (task) -> {
 			Thread thread = new Thread(task, "redeq-timers-" + options.prefix());
 			thread.setDaemon(true);
@@ -309,6 +309,12 @@ public final class Redeq implements AutoCloseable {
 		}
 	}
 
+	private boolean isStarted() {
+		synchronized (this.lifecycle) {
+			return this.started && !this.closed;
+		}
+	}
+
 	/**
 	 * Refuses a newer data format, and a bucket count that differs from the one recorded
 	 * for the prefix. When Redis cannot be reached yet, the engine starts anyway (an
@@ -318,6 +324,13 @@ public final class Redeq implements AutoCloseable {
 		try {
 			FormatUpgrade format = new FormatUpgrade(this.store.keys(), this.store.scripts());
 			format.checkReadable();
+			int changingTo = this.queries.readBucketLayout()[1];
+			if (changingTo != 0) {
+				throw new RedeqException("Cannot start redeq on prefix '" + this.options.prefix()
+						+ "': a change of its bucket count to " + changingTo
+						+ " has not finished (interrupted); call RedeqAdmin.changeBucketCount(" + changingTo
+						+ ") on an engine that is not started to finish it, then start the instances");
+			}
 			int recorded = this.queries.recordOrReadBucketCount(this.options.buckets());
 			if (recorded != this.options.buckets()) {
 				throw new BucketCountMismatchException(this.options.prefix(), recorded, this.options.buckets());
@@ -533,7 +546,12 @@ public final class Redeq implements AutoCloseable {
 		}
 		this.timers.shutdownNow();
 		this.statsTimer.shutdownNow();
-		flushHistory();
+		// Closing never opens a connection: an engine that never reached Redis has no
+		// counts to write, and its client may be shut down already (a context that
+		// failed before the engine started closes the client first).
+		if (this.connections.isConnected()) {
+			flushHistory();
+		}
 		this.connections.close();
 	}
 
@@ -768,10 +786,11 @@ public final class Redeq implements AutoCloseable {
 
 		/**
 		 * Moves every job of this prefix from the bucket count recorded in Redis to the
-		 * configured {@link #buckets(int) buckets}, then records the new count. Run it
-		 * with every instance stopped (they refuse to start while counts differ).
-		 * Interrupted, it can simply run again: each job is copied before it is removed,
-		 * so nothing is lost.
+		 * configured {@link #buckets(int) buckets}, then records the new count, as
+		 * {@link RedeqAdmin#changeBucketCount(int)} does. Run it with every instance
+		 * stopped (it refuses while one heartbeats); instances started afterwards follow
+		 * the new count. Interrupted, it can simply run again: each job is copied before
+		 * it is removed, so nothing is lost.
 		 * @return the number of jobs moved to another bucket
 		 */
 		public long reshard() {
@@ -801,17 +820,55 @@ public final class Redeq implements AutoCloseable {
 		}
 
 		/**
+		 * Internal, no part of the contract (it may change): when Redis records another
+		 * bucket count for the prefix than the one configured, takes the recorded one and
+		 * logs that once, so that an instance started after
+		 * {@link RedeqAdmin#changeBucketCount(int) a change of the count} follows the
+		 * stored layout whatever its configuration says. Only reads Redis. When Redis
+		 * cannot be reached, the configured count stays and {@link Redeq#start()} checks
+		 * it against the recorded one once Redis answers. {@link #build()} calls it when
+		 * {@link #autoStartup(boolean) autoStartup} is on; the Spring Boot starter calls
+		 * it before building.
+		 * @return this builder
+		 */
+		public Builder followRecordedBucketCount() {
+			RedeqOptions options = options();
+			try (RedisConnections connections = new RedisConnections(this.client)) {
+				ScriptRunner scripts = new ScriptRunner(connections, options.commandTimeout());
+				int[] layout = new JobQueries(new KeySpace(options.prefix(), 1), scripts).readBucketLayout();
+				int recorded = layout[0];
+				if (recorded != 0 && recorded != options.buckets() && layout[1] == 0) {
+					logger.warn("redeq prefix '{}' is laid out in {} buckets in Redis; this instance is configured "
+							+ "with {} (redeq.buckets) and follows the {} recorded in Redis. Set redeq.buckets={} "
+							+ "to match.", options.prefix(), recorded, options.buckets(), recorded, recorded);
+					buckets(recorded);
+				}
+			}
+			catch (RedeqUnavailableException ex) {
+				logger.debug("Could not read the bucket count of prefix '{}' before starting: {}", options.prefix(),
+						ex.getMessage());
+			}
+			return this;
+		}
+
+		/**
 		 * Builds and, unless {@link #autoStartup(boolean) autoStartup} is off, starts the
 		 * engine (its migrator runs at once; consumers start on subscribe); with
 		 * {@link #shutdownHook(boolean) shutdownHook} on, registers the hook that closes
-		 * it.
+		 * it. Started at once, it follows the bucket count Redis records for the prefix
+		 * when that differs from the configured one (see
+		 * {@link #followRecordedBucketCount()}).
 		 * @return the engine
-		 * @throws BucketCountMismatchException if Redis records another bucket count for
-		 * the prefix
+		 * @throws BucketCountMismatchException if Redis could not be read before the
+		 * engine was built and records another bucket count for the prefix once it is
+		 * @throws RedeqException if a change of the bucket count has not finished
 		 * @throws IllegalStateException if {@link #shutdownHook(boolean) shutdownHook} is
 		 * on and the JVM is shutting down already
 		 */
 		public Redeq build() {
+			if (this.autoStartup) {
+				followRecordedBucketCount();
+			}
 			Redeq redeq = new Redeq(this, options());
 			try {
 				if (this.shutdownHook) {

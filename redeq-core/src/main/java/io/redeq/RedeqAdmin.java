@@ -156,6 +156,34 @@ public interface RedeqAdmin {
 	List<InstanceInfo> instances();
 
 	/**
+	 * Changes the number of buckets the prefix's delay index is split into: moves every
+	 * job (in whatever state: delayed, ready, in flight of a dead instance, dead, with
+	 * its attempts and last error) and every recurring definition into its bucket of the
+	 * new layout, then records the new count in Redis. Each job is copied into its new
+	 * bucket before it is removed from its old one, both idempotent, so a change that is
+	 * interrupted loses nothing: call it again with the same count to finish it (until
+	 * then, engines refuse to start). Instances started afterwards follow the recorded
+	 * count, whatever {@code redeq.buckets} says, and log that once.
+	 *
+	 * <p>
+	 * Not yet online: it refuses while any instance of the prefix heartbeats (every
+	 * engine whose migrator runs) and on an engine that is started, because a running
+	 * engine keeps the layout it started with. Stop every instance of the prefix (engines
+	 * with the migrator off too: they are not seen), call it on an engine built with
+	 * {@code autoStartup(false)}, then start the instances again.
+	 * @param buckets the new count, a power of two from 1 to
+	 * {@value RedeqOptions#MAX_BUCKETS}
+	 * @return the number of jobs moved to another bucket (0 when the count is already
+	 * {@code buckets})
+	 * @throws IllegalArgumentException if {@code buckets} is not a power of two or out of
+	 * range
+	 * @throws IllegalStateException if this engine is started, an instance of the prefix
+	 * runs, or an unfinished change moves to another count
+	 * @since 0.1.0
+	 */
+	long changeBucketCount(int buckets);
+
+	/**
 	 * Re-sends every job that the journal in the application's database holds as pending
 	 * and that Redis no longer has (Redis lost its data), each with its journaled due
 	 * time and the attempts it already used (its next delivery is the next attempt). A

@@ -115,7 +115,7 @@ class MigrationIntegrationTests {
 	}
 
 	@Test
-	void aDifferentBucketCountIsRefusedAndTheReshardMovesEveryJob() {
+	void aDifferentBucketCountIsFollowedOrRefusedAndTheReshardMovesEveryJob() {
 		int total = 2000;
 		try (Redeq redeq = Redeq.builder(this.lettuce).migratorEnabled(false).build()) {
 			List<Job> jobs = new ArrayList<>();
@@ -125,11 +125,20 @@ class MigrationIntegrationTests {
 			redeq.client().scheduleAll(jobs);
 			redeq.client().schedule(Job.builder("moving").id("ready-now").payload(0).build());
 		}
-		assertThatExceptionOfType(BucketCountMismatchException.class)
-			.isThrownBy(() -> Redeq.builder(this.lettuce).buckets(64).build())
-			.withMessageContaining("16 buckets in Redis")
-			.withMessageContaining("64 buckets are configured")
-			.withMessageContaining("reshard");
+		try (Redeq following = Redeq.builder(this.lettuce).buckets(64).migratorEnabled(false).build()) {
+			assertThat(following.options().buckets()).as("the count recorded in Redis").isEqualTo(16);
+			assertThat(following.client().find("moving", "m0")).isPresent();
+		}
+		Redeq unread = Redeq.builder(this.lettuce).buckets(64).autoStartup(false).build();
+		try {
+			assertThatExceptionOfType(BucketCountMismatchException.class).isThrownBy(unread::start)
+				.withMessageContaining("16 buckets in Redis")
+				.withMessageContaining("64 buckets are configured")
+				.withMessageContaining("changeBucketCount(64)");
+		}
+		finally {
+			unread.close();
+		}
 
 		long moved = Redeq.builder(this.lettuce).buckets(64).reshard();
 

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 import io.redeq.DeadJob;
@@ -14,6 +15,7 @@ import io.redeq.JobState;
 import io.redeq.JobView;
 import io.redeq.RecurringInfo;
 import io.redeq.RedeqAdmin;
+import io.redeq.RedeqOptions;
 import io.redeq.TopicStats;
 import io.redeq.control.TopicPauses;
 import io.redeq.internal.InvalidValueException;
@@ -25,6 +27,7 @@ import io.redeq.redis.JobQueries;
 import io.redeq.redis.KeySpace;
 import io.redeq.redis.PurgeStep;
 import io.redeq.redis.RedisJobStore;
+import io.redeq.redis.Resharder;
 
 /**
  * {@link RedeqAdmin} over all buckets: reads are pipelined, and requeue and purge run one
@@ -55,12 +58,41 @@ public final class QueueAdmin implements RedeqAdmin {
 
 	private final TopicPauses pauses;
 
+	private final BooleanSupplier started;
+
 	public QueueAdmin(RedisJobStore store, JobQueries queries, RecurringJobs recurring, TopicPauses pauses) {
+		this(store, queries, recurring, pauses, () -> false);
+	}
+
+	/**
+	 * An admin whose engine may be started.
+	 * @param store the job store
+	 * @param queries the reads over all buckets
+	 * @param recurring the recurring jobs
+	 * @param pauses the topic pauses
+	 * @param started whether the engine runs, which a change of the bucket count refuses
+	 */
+	public QueueAdmin(RedisJobStore store, JobQueries queries, RecurringJobs recurring, TopicPauses pauses,
+			BooleanSupplier started) {
 		this.store = store;
 		this.queries = queries;
 		this.pages = new JobPages(store);
 		this.recurring = recurring;
 		this.pauses = pauses;
+		this.started = started;
+	}
+
+	@Override
+	public long changeBucketCount(int buckets) {
+		Validate.powerOfTwo("buckets", buckets, RedeqOptions.MAX_BUCKETS);
+		KeySpace keys = this.store.keys();
+		if (this.started.getAsBoolean()) {
+			throw new IllegalStateException("Cannot change the bucket count of prefix '" + keys.prefix() + "' to "
+					+ buckets + " from an engine that is started: it would go on with the " + keys.buckets()
+					+ " buckets it started with. Stop every instance of the prefix, call changeBucketCount on an "
+					+ "engine built with autoStartup(false), then start the instances again");
+		}
+		return Resharder.change(this.store.scripts(), keys.prefix(), buckets);
 	}
 
 	@Override

@@ -123,8 +123,11 @@ final class WorkSignals {
 			return;
 		}
 		String bucket = this.options.blocksInRedis() ? blockForSignal() : pollForSignal();
-		if (bucket != null) {
-			this.hints.add(Integer.parseInt(bucket));
+		// A bucket number outside this layout was pushed before the bucket count changed:
+		// its jobs have moved, and the scan below finds them.
+		int number = parseBucket(bucket);
+		if (number >= 0 && number < this.options.buckets()) {
+			this.hints.add(number);
 			this.holdsSignal = true;
 			return;
 		}
@@ -164,8 +167,11 @@ final class WorkSignals {
 				awaitLocalSignal((wait.compareTo(NON_BLOCKING_POLL) < 0) ? wait : NON_BLOCKING_POLL);
 			}
 		}
-		if (bucket != null) {
-			this.hints.add(Integer.parseInt(bucket));
+		// A bucket number outside this layout was pushed before the bucket count changed:
+		// its jobs have moved, and the scan below finds them.
+		int number = parseBucket(bucket);
+		if (number >= 0 && number < this.options.buckets()) {
+			this.hints.add(number);
 			this.holdsSignal = true;
 			return;
 		}
@@ -177,6 +183,18 @@ final class WorkSignals {
 			if (!this.closed && this.store.anyReady(this.topic)) {
 				this.hints.addAll(this.options.buckets());
 			}
+		}
+	}
+
+	private static int parseBucket(@Nullable String bucket) {
+		if (bucket == null) {
+			return -1;
+		}
+		try {
+			return Integer.parseInt(bucket);
+		}
+		catch (NumberFormatException ex) {
+			return -1;
 		}
 	}
 

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletionStage;
 
+import io.lettuce.core.KeyValue;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
@@ -20,6 +21,12 @@ import io.redeq.TopicStats;
  * jobs, the recorded bucket count. Each read is one pipelined command per bucket.
  */
 public final class JobQueries {
+
+	/**
+	 * The meta hash's field that names the bucket count a change moves to while the
+	 * change has not finished.
+	 */
+	private static final String CHANGING_TO_FIELD = "buckets-changing-to";
 
 	private final KeySpace keys;
 
@@ -151,6 +158,33 @@ public final class JobQueries {
 		this.scripts.await(commands.hsetnx(meta, "buckets", Integer.toString(buckets)), "record bucket count");
 		Map<String, String> values = this.scripts.await(commands.hgetall(meta), "read bucket count");
 		return Integer.parseInt(values.get("buckets"));
+	}
+
+	/**
+	 * The bucket count recorded for this prefix and the count an unfinished change of it
+	 * moves to, without writing anything.
+	 * @return the recorded count (0 if none yet) and the count of an unfinished change (0
+	 * if none)
+	 */
+	public int[] readBucketLayout() {
+		List<KeyValue<String, String>> values = this.scripts
+			.await(commands().hmget(this.keys.metaKey(), "buckets", CHANGING_TO_FIELD), "read bucket count");
+		return new int[] { values.get(0).map(Integer::parseInt).getValueOrElse(0),
+				values.get(1).map(Integer::parseInt).getValueOrElse(0) };
+	}
+
+	/**
+	 * Records that a change of the bucket count to {@code buckets} has begun, or, with 0,
+	 * that it has finished.
+	 */
+	void recordChangingTo(int buckets) {
+		if (buckets > 0) {
+			this.scripts.await(commands().hset(this.keys.metaKey(), CHANGING_TO_FIELD, Integer.toString(buckets)),
+					"record bucket count change");
+		}
+		else {
+			this.scripts.await(commands().hdel(this.keys.metaKey(), CHANGING_TO_FIELD), "record bucket count change");
+		}
 	}
 
 	/**

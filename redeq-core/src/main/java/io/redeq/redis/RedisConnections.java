@@ -62,6 +62,14 @@ public final class RedisConnections implements AutoCloseable {
 	}
 
 	/**
+	 * Whether the shared connection was opened.
+	 * @return true once a command was sent on it
+	 */
+	public synchronized boolean isConnected() {
+		return this.shared != null;
+	}
+
+	/**
 	 * Commands on the shared connection; both standalone and cluster commands implement
 	 * this view.
 	 */

@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.MapScanCursor;
@@ -18,9 +19,10 @@ import org.slf4j.LoggerFactory;
  * Moves every job from one bucket count to another. A job crosses hash slots, so it
  * cannot move in one script: each is copied into its new bucket first and removed from
  * its old one second (only if it is still the job that was copied, in the same state),
- * both idempotent, so an interrupted reshard loses nothing and can run again. Meant to
- * run while no instance runs (the engine refuses to start on a mismatched count, which
- * enforces it).
+ * both idempotent, so an interrupted reshard loses nothing and can run again. Recurring
+ * definitions move the same way, with their plan and trigger. Runs only while no instance
+ * runs: it refuses while an instance heartbeats, and an engine refuses to start while the
+ * meta hash records a change that has not finished.
  */
 public final class Resharder {
 
@@ -46,18 +48,45 @@ public final class Resharder {
 	 */
 	public static long reshard(AbstractRedisClient client, String prefix, int buckets, Duration commandTimeout) {
 		try (RedisConnections connections = new RedisConnections(client)) {
-			ScriptRunner scripts = new ScriptRunner(connections, commandTimeout);
-			KeySpace target = new KeySpace(prefix, buckets);
-			JobQueries queries = new JobQueries(target, scripts);
-			int recorded = queries.recordOrReadBucketCount(buckets);
-			if (recorded == buckets) {
-				return 0;
-			}
-			new FormatUpgrade(new KeySpace(prefix, recorded), scripts).run();
-			long moved = new Resharder(new KeySpace(prefix, recorded), target, scripts).moveAll();
-			queries.recordBucketCount(buckets);
-			return moved;
+			return change(new ScriptRunner(connections, commandTimeout), prefix, buckets);
 		}
+	}
+
+	/**
+	 * Moves every job and recurring definition of a prefix from the bucket count recorded
+	 * in Redis to {@code buckets}, then records the new count. Before the first move it
+	 * records, in the prefix's meta hash, the count it moves to; an engine refuses to
+	 * start while that record says a change has not finished, and only a change to the
+	 * same count may run until it has (which finishes the interrupted one: every step is
+	 * idempotent).
+	 * @param scripts where to run the moves
+	 * @param prefix the prefix
+	 * @param buckets the new bucket count, a valid one
+	 * @return the number of jobs moved to another bucket
+	 * @throws IllegalStateException if an instance of the prefix runs its migrator, or an
+	 * unfinished change moves to another count
+	 */
+	public static long change(ScriptRunner scripts, String prefix, int buckets) {
+		KeySpace target = new KeySpace(prefix, buckets);
+		JobQueries queries = new JobQueries(target, scripts);
+		int recorded = queries.recordOrReadBucketCount(buckets);
+		int changingTo = queries.readBucketLayout()[1];
+		if (changingTo != 0 && changingTo != buckets) {
+			throw new IllegalStateException("Cannot change the bucket count of prefix '" + prefix + "' to " + buckets
+					+ ": a change from " + recorded + " to " + changingTo + " buckets has not finished; change it to "
+					+ changingTo + " first (that finishes the interrupted change), then to " + buckets);
+		}
+		if (recorded == buckets && changingTo == 0) {
+			return 0;
+		}
+		Resharder resharder = new Resharder(new KeySpace(prefix, recorded), target, scripts);
+		resharder.refuseWhileInstancesRun();
+		queries.recordChangingTo(buckets);
+		new FormatUpgrade(resharder.from, scripts).run();
+		long moved = resharder.moveAll();
+		queries.recordBucketCount(buckets);
+		queries.recordChangingTo(0);
+		return moved;
 	}
 
 	/**
@@ -95,10 +124,12 @@ public final class Resharder {
 				commands.zrangebyscore(this.from.instancesKey(), Range.create((double) now, Double.POSITIVE_INFINITY)),
 				"list running instances");
 		if (!live.isEmpty()) {
-			throw new IllegalStateException("Cannot reshard prefix '" + this.from.prefix() + "' while " + live.size()
+			throw new IllegalStateException("Cannot change the bucket count of prefix '" + this.from.prefix()
+					+ "' from " + this.from.buckets() + " to " + this.to.buckets() + " while " + live.size()
 					+ " instance(s) run on it (" + String.join(", ", live)
-					+ "); stop every instance first, then reshard, then start them with redeq.buckets="
-					+ this.to.buckets());
+					+ "): the change does not run beside live instances yet; stop every instance of the prefix "
+					+ "(engines with the migrator off too), change the count, then start them: they follow "
+					+ "the count recorded in Redis whatever redeq.buckets says");
 		}
 	}
 
@@ -139,7 +170,46 @@ public final class Resharder {
 			cursor = page;
 		}
 		while (!cursor.isFinished());
+		moveRecurring(bucket);
 		return moved;
+	}
+
+	/**
+	 * Moves the recurring definitions of an old bucket (each with its plan and trigger)
+	 * whose jobKey falls in another bucket of the new layout.
+	 */
+	private void moveRecurring(int bucket) {
+		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
+		ScanCursor cursor = ScanCursor.INITIAL;
+		do {
+			MapScanCursor<String, String> page = this.scripts.await(
+					commands.hscan(this.from.recurringKey(bucket), cursor, ScanArgs.Builder.limit(500)),
+					"reshard scan recurring");
+			for (Map.Entry<String, String> field : page.getMap().entrySet()) {
+				if (!field.getKey().startsWith("~")) {
+					moveDefinition(bucket, field.getKey(), field.getValue());
+				}
+			}
+			cursor = page;
+		}
+		while (!cursor.isFinished());
+	}
+
+	private void moveDefinition(int bucket, String jobKey, String definition) {
+		int target = this.to.bucketOf(jobKey);
+		if (this.to.tag(target).equals(this.from.tag(bucket))) {
+			return;
+		}
+		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
+		String plan = this.scripts.await(commands.hget(this.from.recurringKey(bucket), "~p:" + jobKey),
+				"reshard read recurring");
+		Double trigger = this.scripts.await(commands.zscore(this.from.dueKey(bucket), "~r:" + jobKey),
+				"reshard read recurring");
+		this.scripts.run(Scripts.RECURRING_IMPORT,
+				new String[] { this.to.recurringKey(target), this.to.dueKey(target) }, jobKey, definition,
+				(plan != null) ? plan : "", (trigger != null) ? new BigDecimal(trigger).toPlainString() : "");
+		this.scripts.run(Scripts.RECURRING_REMOVE,
+				new String[] { this.from.recurringKey(bucket), this.from.dueKey(bucket) }, jobKey, definition);
 	}
 
 	private boolean move(int bucket, String jobKey) {
@@ -193,14 +263,17 @@ public final class Resharder {
 			return;
 		}
 		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
-		Long left = this.scripts.await(commands.hlen(this.from.payloadKey(bucket)), "reshard cleanup");
-		if (left != null && left > 0) {
-			logger.warn("Bucket {} of the old layout still holds {} jobs after the reshard; run it again",
-					this.from.tag(bucket), left);
+		Long jobs = this.scripts.await(commands.hlen(this.from.payloadKey(bucket)), "reshard cleanup");
+		Long definitions = this.scripts.await(commands.hlen(this.from.recurringKey(bucket)), "reshard cleanup");
+		long left = ((jobs != null) ? jobs : 0) + ((definitions != null) ? definitions : 0);
+		if (left > 0) {
+			logger.warn("Bucket {} of the old layout still holds {} jobs or recurring definitions after the "
+					+ "reshard; run it again", this.from.tag(bucket), left);
 			return;
 		}
 		List<String> topics = this.scripts.await(commands.hkeys(this.from.countKey(bucket)), "reshard topics");
 		List<String> doomed = new ArrayList<>(List.of(this.from.bucketKeys(bucket)));
+		doomed.add(this.from.recurringKey(bucket));
 		for (String field : topics) {
 			if (field.indexOf(':') < 0 && !field.startsWith("~")) {
 				doomed.add(this.from.readyKey(bucket, field));

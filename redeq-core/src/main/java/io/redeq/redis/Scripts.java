@@ -78,6 +78,10 @@ final class Scripts {
 
 	static final LuaScript HISTORY_MAX = LuaScript.plain("history-max", ScriptOutputType.INTEGER);
 
+	static final LuaScript RECURRING_IMPORT = LuaScript.plain("recurring-import", ScriptOutputType.INTEGER);
+
+	static final LuaScript RECURRING_REMOVE = LuaScript.plain("recurring-remove", ScriptOutputType.INTEGER);
+
 	/**
 	 * The scripts every job runs (schedule, hand-off, completion) as one function
 	 * library, which Redis runs for less CPU than the same scripts by digest.

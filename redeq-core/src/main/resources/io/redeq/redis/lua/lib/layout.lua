@@ -3,7 +3,8 @@
 local function layout_refusal(layout, buckets)
   if layout and layout ~= buckets then
     return redis.error_reply('ERR redeq: this prefix was resharded to ' .. layout
-      .. ' buckets, but the instance that sent this runs with ' .. buckets)
+      .. ' buckets, but the instance that sent this runs with ' .. buckets
+      .. '; restart it: an instance follows the bucket count recorded in Redis when it starts')
   end
   return nil
 end

@@ -116,7 +116,9 @@ public final class RedeqAutoConfiguration {
 					.processObservationConvention(processConvention.getIfUnique());
 			}
 			customizers.orderedStream().forEach((customizer) -> customizer.customize(builder));
-			return builder.build();
+			// One read, no write: an instance follows the bucket count recorded in Redis
+			// (RedeqAdmin.changeBucketCount) whatever redeq.buckets says.
+			return builder.followRecordedBucketCount().build();
 		}
 
 		@Bean

@@ -47,8 +47,9 @@ public class RedeqProperties {
 	private String prefix = RedeqOptions.DEFAULT_PREFIX;
 
 	/**
-	 * Number of buckets the delay index is split into; a power of two. Must match the
-	 * count recorded in Redis for the prefix.
+	 * Number of buckets the delay index is split into; a power of two. Used by the first
+	 * instance of the prefix; once Redis records a count, every instance follows the
+	 * recorded one (changed with RedeqAdmin.changeBucketCount).
 	 */
 	private int buckets = RedeqOptions.DEFAULT_BUCKETS;
 

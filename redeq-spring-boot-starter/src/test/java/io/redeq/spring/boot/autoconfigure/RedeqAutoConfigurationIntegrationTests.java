@@ -16,6 +16,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.mock.env.MockEnvironment;
 
 import io.redeq.Backoff;
+import io.redeq.BucketCountMismatchException;
 import io.redeq.JobLifecycleListener;
 import io.redeq.Redeq;
 import io.redeq.RedeqAdmin;
@@ -178,15 +179,24 @@ class RedeqAutoConfigurationIntegrationTests {
 	}
 
 	@Test
-	void bucketCountDifferentFromRedisFailsWithAnalysis() {
+	void aBucketCountDifferentFromRedisIsOverriddenByTheRecordedOne() {
 		this.runner.withPropertyValues("redeq.buckets=16").run((context) -> assertThat(context).hasNotFailed());
 		this.runner.withPropertyValues("redeq.buckets=32").run((context) -> {
-			assertThat(context).hasFailed();
-			FailureAnalysis analysis = new BucketCountMismatchFailureAnalyzer().analyze(context.getStartupFailure());
-			assertThat(analysis.getDescription())
-				.contains("holds jobs in 16 buckets in Redis, but 32 buckets are configured");
-			assertThat(analysis.getAction()).startsWith("Set redeq.buckets=16");
+			assertThat(context).hasNotFailed();
+			Redeq redeq = context.getBean(Redeq.class);
+			assertThat(redeq.options().buckets()).as("the count recorded in Redis").isEqualTo(16);
+			String id = redeq.client().schedule("follow", "x", Duration.ofHours(1));
+			assertThat(redeq.client().find("follow", id)).isPresent();
 		});
+	}
+
+	@Test
+	void aBucketCountMismatchIsAnalysed() {
+		FailureAnalysis analysis = new BucketCountMismatchFailureAnalyzer()
+			.analyze(new BucketCountMismatchException("redeq", 16, 32));
+		assertThat(analysis.getDescription())
+			.contains("holds jobs in 16 buckets in Redis, but 32 buckets are configured");
+		assertThat(analysis.getAction()).startsWith("Set redeq.buckets=16").contains("changeBucketCount");
 	}
 
 	@Test

@@ -1,0 +1,236 @@
+package io.redeq;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+import io.redeq.test.RedisTest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@link RedeqAdmin#changeBucketCount(int)} on a real redis-server: every job (delayed,
+ * ready, dead with its attempts and error) and every recurring definition reaches its
+ * bucket of the new layout, instances started afterwards follow the recorded count
+ * whatever they are configured with and say so once, every moved job then runs exactly
+ * once, and what the change cannot do safely yet is refused with a clear message.
+ */
+@RedisTest
+class ChangeBucketCountIntegrationTests {
+
+	private static final int DELAYED = 300;
+
+	private static final int READY = 200;
+
+	private static final int DEAD = 20;
+
+	private static final int RECURRING = 30;
+
+	private final RedisClient lettuce;
+
+	ChangeBucketCountIntegrationTests(RedisClient lettuce) {
+		this.lettuce = lettuce;
+	}
+
+	@Test
+	void aCountThatIsNotAPowerOfTwoOrTooLargeIsRefused() {
+		try (Redeq admin = idle("bad", 16)) {
+			assertThatExceptionOfType(IllegalArgumentException.class)
+				.isThrownBy(() -> admin.admin().changeBucketCount(48))
+				.withMessageContaining("48")
+				.withMessageContaining("power of two");
+			assertThatExceptionOfType(IllegalArgumentException.class)
+				.isThrownBy(() -> admin.admin().changeBucketCount(2048))
+				.withMessageContaining("2048")
+				.withMessageContaining("1024");
+			assertThatExceptionOfType(IllegalArgumentException.class)
+				.isThrownBy(() -> admin.admin().changeBucketCount(0));
+		}
+	}
+
+	@Test
+	void aStartedEngineOrALiveInstanceIsRefusedAndNothingMoves() {
+		try (Redeq running = Redeq.builder(this.lettuce).prefix("live").instanceId("runner").build()) {
+			String id = running.client().schedule("kept", "x", Duration.ofHours(1));
+			assertThatExceptionOfType(IllegalStateException.class)
+				.isThrownBy(() -> running.admin().changeBucketCount(32))
+				.withMessageContaining("engine that is started");
+			try (Redeq admin = idle("live", 16)) {
+				assertThatExceptionOfType(IllegalStateException.class)
+					.isThrownBy(() -> admin.admin().changeBucketCount(32))
+					.withMessageContaining("runner")
+					.withMessageContaining("from 16 to 32");
+			}
+			assertThat(running.client().find("kept", id)).isPresent();
+			assertThat(recordedCount("live")).isEqualTo("16");
+		}
+	}
+
+	@Test
+	void everyJobAndRecurringDefinitionMovesAndNewInstancesFollowTheRecordedCountOnce() {
+		String prefix = "grow";
+		List<String> delayed = new ArrayList<>();
+		List<String> ready = new ArrayList<>();
+		try (Redeq first = Redeq.builder(this.lettuce).prefix(prefix).build()) {
+			first.subscribe("failing", String.class, (payload, delivery) -> {
+				throw new IllegalStateException("no luck with " + payload);
+			}, SubscriptionOptions.builder().maxAttempts(1).build());
+			List<Job> jobs = new ArrayList<>();
+			for (int i = 0; i < DELAYED; i++) {
+				jobs.add(Job.builder("later").id("d" + i).payload(i).delay(Duration.ofHours(1)).build());
+				delayed.add("d" + i);
+			}
+			for (int i = 0; i < READY; i++) {
+				jobs.add(Job.builder("now").id("r" + i).payload(i).build());
+				ready.add("r" + i);
+			}
+			for (int i = 0; i < DEAD; i++) {
+				jobs.add(Job.builder("failing").id("f" + i).payload("f" + i).build());
+			}
+			first.client().scheduleAll(jobs);
+			for (int i = 0; i < RECURRING; i++) {
+				first.client()
+					.scheduleRecurring(Recurring.builder("tick").id("t" + i).every(Duration.ofHours(1)).build());
+			}
+			await().atMost(Duration.ofSeconds(20))
+				.until(() -> first.admin().stats("now").ready() == READY
+						&& first.admin().stats("failing").dead() == DEAD);
+		}
+
+		ListAppender<ILoggingEvent> logs = captureLogs();
+		try {
+			assertThat(change(prefix, 16, 64)).as("jobs moved").isGreaterThan((DELAYED + READY) / 2);
+			assertEverythingIsThere(prefix, 64, delayed, ready);
+			assertThat(follows(logs, prefix, 64)).as("one line per engine built").isEqualTo(1);
+
+			assertThat(change(prefix, 16, 4)).as("jobs moved").isGreaterThan((DELAYED + READY) / 2);
+			assertThat(change(prefix, 16, 4)).as("a second run moves nothing").isZero();
+			assertEverythingIsThere(prefix, 4, delayed, ready);
+			assertThat(follows(logs, prefix, 4)).isEqualTo(1);
+		}
+		finally {
+			((Logger) LoggerFactory.getLogger(Redeq.class)).detachAppender(logs);
+		}
+
+		// Engines configured with the old count run every moved job exactly once.
+		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+		try (Redeq a = Redeq.builder(this.lettuce).prefix(prefix).buckets(16).build();
+				Redeq b = Redeq.builder(this.lettuce).prefix(prefix).buckets(16).build()) {
+			for (Redeq engine : List.of(a, b)) {
+				engine.subscribe("now", Integer.class, (payload,
+						delivery) -> runs.computeIfAbsent(delivery.id(), (id) -> new AtomicInteger()).incrementAndGet(),
+						SubscriptionOptions.builder().concurrency(4).build());
+			}
+			await().atMost(Duration.ofSeconds(20)).until(() -> runs.size() == READY);
+			await().atMost(Duration.ofSeconds(5)).until(() -> a.admin().stats("now").pending() == 0);
+		}
+		assertThat(runs.keySet()).containsExactlyInAnyOrderElementsOf(ready);
+		assertThat(runs.values()).allSatisfy((count) -> assertThat(count.get()).isEqualTo(1));
+	}
+
+	@Test
+	void anInterruptedChangeStopsEnginesFromStartingUntilItIsFinished() {
+		String prefix = "halfway";
+		try (Redeq first = idle(prefix, 16)) {
+			first.start();
+			first.client().schedule(Job.builder("later").id("x").payload(1).delay(Duration.ofHours(1)).build());
+		}
+		// What a change that died after recording its target leaves behind.
+		try (StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
+			connection.sync().hset(prefix + ":meta", "buckets-changing-to", "32");
+		}
+		assertThatExceptionOfType(RedeqException.class)
+			.isThrownBy(() -> Redeq.builder(this.lettuce).prefix(prefix).build())
+			.withMessageContaining("change of its bucket count to 32 has not finished")
+			.withMessageContaining("changeBucketCount(32)");
+		try (Redeq admin = idle(prefix, 16)) {
+			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> admin.admin().changeBucketCount(64))
+				.withMessageContaining("change it to 32 first");
+			admin.admin().changeBucketCount(32);
+		}
+		try (Redeq after = Redeq.builder(this.lettuce).prefix(prefix).migratorEnabled(false).build()) {
+			assertThat(after.options().buckets()).isEqualTo(32);
+			assertThat(after.client().find("later", "x")).isPresent();
+		}
+	}
+
+	private long change(String prefix, int configured, int buckets) {
+		try (Redeq admin = idle(prefix, configured)) {
+			return admin.admin().changeBucketCount(buckets);
+		}
+	}
+
+	private void assertEverythingIsThere(String prefix, int buckets, List<String> delayed, List<String> ready) {
+		try (Redeq engine = Redeq.builder(this.lettuce).prefix(prefix).buckets(16).migratorEnabled(false).build()) {
+			assertThat(engine.options().buckets()).isEqualTo(buckets);
+			assertThat(recordedCount(prefix)).isEqualTo(Integer.toString(buckets));
+			RedeqAdmin admin = engine.admin();
+			assertThat(admin.stats("later").delayed()).isEqualTo(DELAYED);
+			assertThat(admin.stats("now").ready()).isEqualTo(READY);
+			assertThat(admin.stats("failing").dead()).isEqualTo(DEAD);
+			for (String id : delayed) {
+				assertThat(engine.client().find("later", id)).as(id)
+					.hasValueSatisfying((job) -> assertThat(job.state()).isEqualTo(JobState.DELAYED));
+			}
+			for (String id : ready) {
+				assertThat(engine.client().find("now", id)).as(id)
+					.hasValueSatisfying((job) -> assertThat(job.state()).isEqualTo(JobState.READY));
+			}
+			assertThat(admin.deadJobs("failing", 0, 100)).hasSize(DEAD).allSatisfy((dead) -> {
+				assertThat(dead.attempts()).as(dead.id()).isEqualTo(1);
+				assertThat(dead.lastError()).as(dead.id()).contains("no luck with " + dead.id());
+			});
+			assertThat(admin.recurring()).hasSize(RECURRING);
+			for (int i = 0; i < RECURRING; i++) {
+				// Found where the new layout looks for it: cancelling it finds it.
+				assertThat(engine.client().cancelRecurring("tick", "t" + i)).as("t" + i).isTrue();
+				engine.client()
+					.scheduleRecurring(Recurring.builder("tick").id("t" + i).every(Duration.ofHours(1)).build());
+			}
+		}
+	}
+
+	private Redeq idle(String prefix, int buckets) {
+		return Redeq.builder(this.lettuce).prefix(prefix).buckets(buckets).autoStartup(false).build();
+	}
+
+	private String recordedCount(String prefix) {
+		try (StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
+			return connection.sync().hget(prefix + ":meta", "buckets");
+		}
+	}
+
+	private static ListAppender<ILoggingEvent> captureLogs() {
+		ListAppender<ILoggingEvent> logs = new ListAppender<>();
+		logs.start();
+		((Logger) LoggerFactory.getLogger(Redeq.class)).addAppender(logs);
+		return logs;
+	}
+
+	/** How many times an engine said it follows {@code buckets} buckets of the prefix. */
+	private static long follows(ListAppender<ILoggingEvent> logs, String prefix, int buckets) {
+		synchronized (logs.list) {
+			return logs.list.stream()
+				.filter((event) -> event.getLevel() == Level.WARN)
+				.map(ILoggingEvent::getFormattedMessage)
+				.filter((message) -> message.contains("prefix '" + prefix + "' is laid out in " + buckets + " buckets")
+						&& message.contains("configured with 16"))
+				.count();
+		}
+	}
+
+}
