@@ -142,9 +142,10 @@ class ExampleApplicationIntegrationTests {
 		try (RedisClient client = RedisClient.create(RedisURI.create(this.redis.host(), this.redis.port()));
 				StatefulRedisConnection<String, String> connection = client.connect()) {
 			String stored = connection.sync().hget(keys.tag(keys.bucketOf(jobKey)) + ":payload", jobKey);
-			// <created, base 64> <W3C traceparent>|<payload>: observation and a
-			// tracer are on
-			assertThat(stored).matches("[0-9A-Za-z_-]{7} 00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}\\|\\{.*\"later\".*");
+			// <created, base 64>;v<version> <W3C traceparent>|<payload>: the journal
+			// gives the job its version, observation and a tracer are on
+			assertThat(stored).matches(
+					"[0-9A-Za-z_-]{7};v[0-9A-Za-z_-]{11} 00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}\\|\\{.*\"later\".*");
 		}
 	}
 
