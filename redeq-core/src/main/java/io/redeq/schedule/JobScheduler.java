@@ -167,7 +167,17 @@ public final class JobScheduler implements RedeqClient {
 		return this.polls.apply(topic, maxWait);
 	}
 
-	private <T> T await(CompletableFuture<T> reply, String operation) {
+	/**
+	 * Waits for a reply of the asynchronous client as this client's own calls do: bounded
+	 * in time, failing with redeq's exception (unwrapped from the future's) with the
+	 * caller's stack. For clients that decorate the asynchronous client and derive their
+	 * blocking calls from it.
+	 * @param reply the reply
+	 * @param operation what was asked, for the message
+	 * @param <T> the type of the reply
+	 * @return the value of the reply
+	 */
+	public <T> T await(CompletableFuture<T> reply, String operation) {
 		try {
 			return this.scripts.await(reply, operation, this.bound);
 		}

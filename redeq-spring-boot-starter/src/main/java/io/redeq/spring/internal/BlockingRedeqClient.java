@@ -1,0 +1,161 @@
+package io.redeq.spring.internal;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+import org.jspecify.annotations.Nullable;
+
+import io.redeq.AsyncRedeqClient;
+import io.redeq.Job;
+import io.redeq.JobInfo;
+import io.redeq.PolledJob;
+import io.redeq.Recurring;
+import io.redeq.RedeqClient;
+import io.redeq.RedeqUnavailableException;
+import io.redeq.schedule.JobScheduler;
+
+/**
+ * The blocking view of a decorated {@link AsyncRedeqClient}: each call the asynchronous
+ * client has is made there and its reply awaited, so a decorator is written once, on the
+ * asynchronous client. What only the blocking client has ({@code cancelAll}, recurring
+ * jobs, {@code poll}) goes to the blocking client the decorator wraps.
+ *
+ * <p>
+ * A caller gets the exceptions the wrapped client's own blocking calls throw: an argument
+ * the asynchronous client refuses at the call is thrown as it is; over the engine's
+ * client a reply is awaited as the engine awaits it (bounded in time, with redeq's
+ * exception, not a {@link CompletionException}); over any other client the future's own
+ * failure is thrown, unwrapped, and an interrupted wait fails with a
+ * {@link RedeqUnavailableException}, the thread's interrupt status kept.
+ */
+public class BlockingRedeqClient implements RedeqClient {
+
+	private final AsyncRedeqClient async;
+
+	private final RedeqClient target;
+
+	/**
+	 * A blocking view.
+	 * @param async the decorated asynchronous client, whose replies are awaited
+	 * @param target the blocking client it decorates: for what the asynchronous client
+	 * lacks, and how replies are awaited when it is the engine's
+	 */
+	public BlockingRedeqClient(AsyncRedeqClient async, RedeqClient target) {
+		this.async = Objects.requireNonNull(async, "async must not be null");
+		this.target = Objects.requireNonNull(target, "target must not be null");
+	}
+
+	@Override
+	public AsyncRedeqClient async() {
+		return this.async;
+	}
+
+	/** The blocking client this view's decorator wraps. */
+	protected RedeqClient target() {
+		return this.target;
+	}
+
+	@Override
+	public String schedule(String topic, @Nullable Object payload, Duration delay) {
+		return await(this.async.schedule(topic, payload, delay), "schedule");
+	}
+
+	@Override
+	public String scheduleAt(String topic, @Nullable Object payload, Instant dueAt) {
+		return await(this.async.scheduleAt(topic, payload, dueAt), "schedule");
+	}
+
+	@Override
+	public String schedule(Job job) {
+		return await(this.async.schedule(job), "schedule");
+	}
+
+	@Override
+	public List<String> scheduleAll(Collection<Job> jobs) {
+		return await(this.async.scheduleAll(jobs), "schedule jobs");
+	}
+
+	@Override
+	public boolean cancel(String topic, String id) {
+		return await(this.async.cancel(topic, id), "cancel");
+	}
+
+	@Override
+	public boolean reschedule(String topic, String id, Duration delay) {
+		return await(this.async.reschedule(topic, id, delay), "reschedule");
+	}
+
+	@Override
+	public boolean reschedule(String topic, String id, Instant dueAt) {
+		return await(this.async.reschedule(topic, id, dueAt), "reschedule");
+	}
+
+	@Override
+	public Optional<JobInfo> find(String topic, String id) {
+		return await(this.async.find(topic, id), "find");
+	}
+
+	/** Goes to the blocking client: the asynchronous one has no {@code cancelAll}. */
+	@Override
+	public long cancelAll(String topic, Collection<String> ids) {
+		return this.target.cancelAll(topic, ids);
+	}
+
+	@Override
+	public String scheduleRecurring(Recurring recurring) {
+		return this.target.scheduleRecurring(recurring);
+	}
+
+	@Override
+	public boolean cancelRecurring(String topic, String id) {
+		return this.target.cancelRecurring(topic, id);
+	}
+
+	@Override
+	public Optional<PolledJob> poll(String topic, Duration maxWait) {
+		return this.target.poll(topic, maxWait);
+	}
+
+	/**
+	 * Waits for a reply of the asynchronous client.
+	 * @param reply the reply
+	 * @param operation what was asked, for the message
+	 * @param <T> the type of the reply
+	 * @return the value of the reply
+	 */
+	protected <T> T await(CompletableFuture<T> reply, String operation) {
+		if (this.target instanceof JobScheduler engine) {
+			return engine.await(reply, operation);
+		}
+		return await(reply, operation, this.target);
+	}
+
+	private static <T> T await(CompletableFuture<T> reply, String operation, RedeqClient target) {
+		try {
+			return reply.get();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RedeqUnavailableException("Interrupted while waiting for " + target + " to answer " + operation,
+					ex);
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = ex.getCause();
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			if (cause instanceof Error error) {
+				throw error;
+			}
+			throw new CompletionException(cause);
+		}
+	}
+
+}
