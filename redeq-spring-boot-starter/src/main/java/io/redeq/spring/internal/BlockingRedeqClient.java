@@ -134,6 +134,10 @@ public class BlockingRedeqClient implements RedeqClient {
 		if (this.target instanceof JobScheduler engine) {
 			return engine.await(reply, operation);
 		}
+		if (this.target instanceof BlockingRedeqClient view) {
+			// A decorator over a decorator: awaited as the innermost client awaits.
+			return view.await(reply, operation);
+		}
 		return await(reply, operation, this.target);
 	}
 

@@ -2,6 +2,7 @@ package io.redeq.spring.internal;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -112,6 +113,25 @@ class BlockingRedeqClientTests {
 		assertThat(this.client.cancelAll("orders", List.of("a", "b"))).isEqualTo(2L);
 		assertThat(this.client.scheduleRecurring(recurring)).isEqualTo("daily");
 		assertThat(this.client.cancelRecurring("reports", "daily")).isTrue();
+	}
+
+	@Test
+	void aViewOverAnotherViewAwaitsAsTheInnerOneDoes() {
+		List<String> awaited = new ArrayList<>();
+		BlockingRedeqClient inner = new BlockingRedeqClient(mock(AsyncRedeqClient.class), this.target) {
+
+			@Override
+			protected <T> T await(CompletableFuture<T> reply, String operation) {
+				awaited.add(operation);
+				return super.await(reply, operation);
+			}
+
+		};
+		BlockingRedeqClient outer = new BlockingRedeqClient(this.async, inner);
+		given(this.async.reschedule("orders", "id-1", Duration.ofSeconds(1)))
+			.willReturn(CompletableFuture.completedFuture(true));
+		assertThat(outer.reschedule("orders", "id-1", Duration.ofSeconds(1))).isTrue();
+		assertThat(awaited).containsExactly("reschedule");
 	}
 
 }
