@@ -1,24 +1,19 @@
 package io.redeq.spring.internal;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Collection;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
-import org.jspecify.annotations.Nullable;
-
 import io.redeq.AsyncRedeqClient;
-import io.redeq.Job;
-import io.redeq.JobInfo;
 import io.redeq.PolledJob;
 import io.redeq.Recurring;
 import io.redeq.RedeqClient;
 import io.redeq.RedeqUnavailableException;
+import io.redeq.internal.AwaitingRedeqClient;
 import io.redeq.schedule.JobScheduler;
 
 /**
@@ -30,14 +25,13 @@ import io.redeq.schedule.JobScheduler;
  * <p>
  * A caller gets the exceptions the wrapped client's own blocking calls throw: an argument
  * the asynchronous client refuses at the call is thrown as it is; over the engine's
- * client a reply is awaited as the engine awaits it (bounded in time, with redeq's
- * exception, not a {@link CompletionException}); over any other client the future's own
- * failure is thrown, unwrapped, and an interrupted wait fails with a
- * {@link RedeqUnavailableException}, the thread's interrupt status kept.
+ * client, or over another blocking view, a reply is awaited as the engine (or that view)
+ * awaits it: bounded in time, with redeq's exception, not a {@link CompletionException}.
+ * Over any other client the future's own failure is thrown, unwrapped, and an interrupted
+ * wait fails with a {@link RedeqUnavailableException}, the thread's interrupt status
+ * kept.
  */
-public class BlockingRedeqClient implements RedeqClient {
-
-	private final AsyncRedeqClient async;
+public class BlockingRedeqClient extends AwaitingRedeqClient {
 
 	private final RedeqClient target;
 
@@ -48,58 +42,13 @@ public class BlockingRedeqClient implements RedeqClient {
 	 * lacks, and how replies are awaited when it is the engine's
 	 */
 	public BlockingRedeqClient(AsyncRedeqClient async, RedeqClient target) {
-		this.async = Objects.requireNonNull(async, "async must not be null");
+		super(async);
 		this.target = Objects.requireNonNull(target, "target must not be null");
-	}
-
-	@Override
-	public AsyncRedeqClient async() {
-		return this.async;
 	}
 
 	/** The blocking client this view's decorator wraps. */
 	protected RedeqClient target() {
 		return this.target;
-	}
-
-	@Override
-	public String schedule(String topic, @Nullable Object payload, Duration delay) {
-		return await(this.async.schedule(topic, payload, delay), "schedule");
-	}
-
-	@Override
-	public String scheduleAt(String topic, @Nullable Object payload, Instant dueAt) {
-		return await(this.async.scheduleAt(topic, payload, dueAt), "schedule");
-	}
-
-	@Override
-	public String schedule(Job job) {
-		return await(this.async.schedule(job), "schedule");
-	}
-
-	@Override
-	public List<String> scheduleAll(Collection<Job> jobs) {
-		return await(this.async.scheduleAll(jobs), "schedule jobs");
-	}
-
-	@Override
-	public boolean cancel(String topic, String id) {
-		return await(this.async.cancel(topic, id), "cancel");
-	}
-
-	@Override
-	public boolean reschedule(String topic, String id, Duration delay) {
-		return await(this.async.reschedule(topic, id, delay), "reschedule");
-	}
-
-	@Override
-	public boolean reschedule(String topic, String id, Instant dueAt) {
-		return await(this.async.reschedule(topic, id, dueAt), "reschedule");
-	}
-
-	@Override
-	public Optional<JobInfo> find(String topic, String id) {
-		return await(this.async.find(topic, id), "find");
 	}
 
 	/** Goes to the blocking client: the asynchronous one has no {@code cancelAll}. */
@@ -123,13 +72,7 @@ public class BlockingRedeqClient implements RedeqClient {
 		return this.target.poll(topic, maxWait);
 	}
 
-	/**
-	 * Waits for a reply of the asynchronous client.
-	 * @param reply the reply
-	 * @param operation what was asked, for the message
-	 * @param <T> the type of the reply
-	 * @return the value of the reply
-	 */
+	@Override
 	protected <T> T await(CompletableFuture<T> reply, String operation) {
 		if (this.target instanceof JobScheduler engine) {
 			return engine.await(reply, operation);
