@@ -1,9 +1,7 @@
 package io.redeq.schedule;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Collection;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -11,13 +9,12 @@ import java.util.function.BiFunction;
 
 import org.jspecify.annotations.Nullable;
 
-import io.redeq.AsyncRedeqClient;
 import io.redeq.Job;
-import io.redeq.JobInfo;
 import io.redeq.PolledJob;
 import io.redeq.Recurring;
 import io.redeq.RedeqClient;
 import io.redeq.RedeqException;
+import io.redeq.internal.AwaitingRedeqClient;
 import io.redeq.recurring.RecurringJobs;
 import io.redeq.redis.ScriptRunner;
 
@@ -26,7 +23,7 @@ import io.redeq.redis.ScriptRunner;
  * wait: one code path for both. Validation errors come from the caller's thread, Redis's
  * answers as the exceptions the asynchronous client completes with.
  */
-public final class JobScheduler implements RedeqClient {
+public final class JobScheduler extends AwaitingRedeqClient {
 
 	private final AsyncJobScheduler async;
 
@@ -51,31 +48,12 @@ public final class JobScheduler implements RedeqClient {
 	 */
 	public JobScheduler(AsyncJobScheduler async, ScriptRunner scripts, RecurringJobs recurring,
 			BiFunction<String, Duration, Optional<PolledJob>> polls) {
+		super(async);
 		this.async = async;
 		this.scripts = scripts;
 		this.recurring = recurring;
 		this.polls = polls;
 		this.bound = async.longestWait().multipliedBy(2).plusSeconds(1);
-	}
-
-	@Override
-	public AsyncRedeqClient async() {
-		return this.async;
-	}
-
-	@Override
-	public String schedule(String topic, @Nullable Object payload, Duration delay) {
-		return await(this.async.schedule(topic, payload, delay), "schedule");
-	}
-
-	@Override
-	public String scheduleAt(String topic, @Nullable Object payload, Instant dueAt) {
-		return await(this.async.scheduleAt(topic, payload, dueAt), "schedule");
-	}
-
-	@Override
-	public String schedule(Job job) {
-		return await(this.async.schedule(job), "schedule");
 	}
 
 	/**
@@ -110,16 +88,6 @@ public final class JobScheduler implements RedeqClient {
 	}
 
 	@Override
-	public List<String> scheduleAll(Collection<Job> jobs) {
-		return await(this.async.scheduleAll(jobs), "schedule jobs");
-	}
-
-	@Override
-	public boolean cancel(String topic, String id) {
-		return await(this.async.cancel(topic, id), "cancel");
-	}
-
-	@Override
 	public long cancelAll(String topic, Collection<String> ids) {
 		return cancelAllReporting(topic, ids).countOrThrow();
 	}
@@ -133,21 +101,6 @@ public final class JobScheduler implements RedeqClient {
 	 */
 	public CancelledJobs cancelAllReporting(String topic, Collection<String> ids) {
 		return await(this.async.cancelAll(topic, ids), "cancel jobs");
-	}
-
-	@Override
-	public boolean reschedule(String topic, String id, Duration delay) {
-		return await(this.async.reschedule(topic, id, delay), "reschedule");
-	}
-
-	@Override
-	public boolean reschedule(String topic, String id, Instant dueAt) {
-		return await(this.async.reschedule(topic, id, dueAt), "reschedule");
-	}
-
-	@Override
-	public Optional<JobInfo> find(String topic, String id) {
-		return await(this.async.find(topic, id), "find");
 	}
 
 	@Override
@@ -167,7 +120,18 @@ public final class JobScheduler implements RedeqClient {
 		return this.polls.apply(topic, maxWait);
 	}
 
-	private <T> T await(CompletableFuture<T> reply, String operation) {
+	/**
+	 * Waits for a reply of the asynchronous client as this client's own calls do: bounded
+	 * in time, failing with redeq's exception (unwrapped from the future's) with the
+	 * caller's stack. For clients that decorate the asynchronous client and derive their
+	 * blocking calls from it.
+	 * @param reply the reply
+	 * @param operation what was asked, for the message
+	 * @param <T> the type of the reply
+	 * @return the value of the reply
+	 */
+	@Override
+	public <T> T await(CompletableFuture<T> reply, String operation) {
 		try {
 			return this.scripts.await(reply, operation, this.bound);
 		}

@@ -15,23 +15,23 @@ import io.redeq.Job;
 import io.redeq.JobInfo;
 
 /**
- * The asynchronous view of {@link JournalingRedeqClient}: journals the cancels and
- * reschedules Redis accepted once their future completed, so the caller never waits for
- * the database (scheduled jobs are journaled as the engine reports them, see
- * {@link JournalingRedeqClient#accepted}). The journal's writer takes events without
- * blocking.
+ * An {@link AsyncRedeqClient} that journals the cancels and reschedules Redis accepted
+ * once their future completed, so the caller never waits for the database (scheduled jobs
+ * are journaled as the engine reports them, see {@link JournalingRedeqClient#accepted}).
+ * The journal's writer takes events without blocking. {@link JournalingRedeqClient} is
+ * its blocking view.
  */
 final class JournalingAsyncRedeqClient implements AsyncRedeqClient {
 
 	private final AsyncRedeqClient target;
 
-	private final JournalingRedeqClient journal;
+	private final JournalWriter writer;
 
 	private final Clock clock;
 
-	JournalingAsyncRedeqClient(AsyncRedeqClient target, JournalingRedeqClient journal, Clock clock) {
+	JournalingAsyncRedeqClient(AsyncRedeqClient target, JournalWriter writer, Clock clock) {
 		this.target = target;
-		this.journal = journal;
+		this.writer = writer;
 		this.clock = clock;
 	}
 
@@ -59,7 +59,7 @@ final class JournalingAsyncRedeqClient implements AsyncRedeqClient {
 	public CompletableFuture<Boolean> cancel(String topic, String id) {
 		return this.target.cancel(topic, id).thenApply((cancelled) -> {
 			if (cancelled) {
-				this.journal.cancelled(topic, id);
+				cancelled(topic, id);
 			}
 			return cancelled;
 		});
@@ -70,7 +70,7 @@ final class JournalingAsyncRedeqClient implements AsyncRedeqClient {
 		long now = this.clock.millis();
 		return this.target.reschedule(topic, id, delay).thenApply((rescheduled) -> {
 			if (rescheduled) {
-				this.journal.rescheduled(topic, id, now + delay.toMillis(), now);
+				rescheduled(topic, id, now + delay.toMillis(), now);
 			}
 			return rescheduled;
 		});
@@ -80,7 +80,7 @@ final class JournalingAsyncRedeqClient implements AsyncRedeqClient {
 	public CompletableFuture<Boolean> reschedule(String topic, String id, Instant dueAt) {
 		return this.target.reschedule(topic, id, dueAt).thenApply((rescheduled) -> {
 			if (rescheduled) {
-				this.journal.rescheduled(topic, id, dueAt.toEpochMilli(), this.clock.millis());
+				rescheduled(topic, id, dueAt.toEpochMilli(), this.clock.millis());
 			}
 			return rescheduled;
 		});
@@ -89,6 +89,15 @@ final class JournalingAsyncRedeqClient implements AsyncRedeqClient {
 	@Override
 	public CompletableFuture<Optional<JobInfo>> find(String topic, String id) {
 		return this.target.find(topic, id);
+	}
+
+	void cancelled(String topic, String id) {
+		this.writer
+			.offer(new JournalEvent.Changed(topic, id, JournalState.CANCELLED, null, null, null, this.clock.millis()));
+	}
+
+	private void rescheduled(String topic, String id, long dueAt, long at) {
+		this.writer.offer(new JournalEvent.Changed(topic, id, JournalState.SCHEDULED, null, dueAt, null, at));
 	}
 
 }

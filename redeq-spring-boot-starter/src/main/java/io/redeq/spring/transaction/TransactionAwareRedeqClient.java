@@ -1,7 +1,5 @@
 package io.redeq.spring.transaction;
 
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
@@ -14,18 +12,14 @@ import java.util.concurrent.CompletionException;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.transaction.support.TransactionSynchronizationManager;
-
 import io.redeq.AsyncRedeqClient;
-import io.redeq.Job;
 import io.redeq.JobInfo;
 import io.redeq.JobState;
 import io.redeq.PolledJob;
-import io.redeq.Recurring;
 import io.redeq.RedeqClient;
 import io.redeq.internal.Validate;
 import io.redeq.schedule.AsyncJobScheduler;
-import io.redeq.schedule.JobIds;
+import io.redeq.spring.internal.BlockingRedeqClient;
 
 /**
  * A {@link RedeqClient} that holds back changes made inside a Spring transaction until it
@@ -56,15 +50,23 @@ import io.redeq.schedule.JobIds;
  * transaction itself committed), and the other deferred changes are still applied.</li>
  * </ul>
  *
+ * <p>
+ * Also inside a transaction, recurring jobs are declared and cancelled at once: a
+ * declaration is configuration, and declaring it again changes nothing. {@code poll}
+ * polls at once: the job is leased now, and its {@link PolledJob#ack()} or
+ * {@link PolledJob#fail(Throwable)} is applied when called, not at commit.
+ *
+ * <p>
+ * The decorator is written once ({@code TransactionAwareAsyncRedeqClient}); the blocking
+ * calls await it, which inside a transaction answers at once.
+ *
  * @since 0.1.0
  */
-public class TransactionAwareRedeqClient implements RedeqClient {
+public class TransactionAwareRedeqClient extends BlockingRedeqClient {
 
-	private final RedeqClient target;
+	private final TransactionAwareAsyncRedeqClient blocking;
 
-	private final TransactionAwareAsyncRedeqClient async = new TransactionAwareAsyncRedeqClient(this);
-
-	private final @Nullable TransactionalOutbox outbox;
+	private final TransactionAwareAsyncRedeqClient async;
 
 	public TransactionAwareRedeqClient(RedeqClient target) {
 		this(target, null);
@@ -77,8 +79,19 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 	 * @param outbox the outbox, or null for none
 	 */
 	public TransactionAwareRedeqClient(RedeqClient target, @Nullable TransactionalOutbox outbox) {
-		this.target = Objects.requireNonNull(target, "target must not be null");
-		this.outbox = outbox;
+		this(Objects.requireNonNull(target, "target must not be null"), outbox, new Object());
+	}
+
+	private TransactionAwareRedeqClient(RedeqClient target, @Nullable TransactionalOutbox outbox, Object key) {
+		this(target, new TransactionAwareAsyncRedeqClient(target, outbox, key, true),
+				new TransactionAwareAsyncRedeqClient(target, outbox, key, false));
+	}
+
+	private TransactionAwareRedeqClient(RedeqClient target, TransactionAwareAsyncRedeqClient blocking,
+			TransactionAwareAsyncRedeqClient async) {
+		super(blocking, target);
+		this.blocking = blocking;
+		this.async = async;
 	}
 
 	/**
@@ -99,87 +112,14 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 
 	/** The client that talks to Redis. */
 	public RedeqClient getTargetClient() {
-		return this.target;
-	}
-
-	@Override
-	public String schedule(String topic, @Nullable Object payload, Duration delay) {
-		DeferredOperations deferred = deferred();
-		if (deferred == null) {
-			return this.target.schedule(topic, payload, delay);
-		}
-		Validate.topic(topic);
-		Validate.delay(topic, delay);
-		Job job = Job.builder(topic).id(JobIds.next()).payload(payload).delay(delay).build();
-		deferred.schedule(job);
-		return Objects.requireNonNull(job.id());
-	}
-
-	@Override
-	public String scheduleAt(String topic, @Nullable Object payload, Instant dueAt) {
-		DeferredOperations deferred = deferred();
-		if (deferred == null) {
-			return this.target.scheduleAt(topic, payload, dueAt);
-		}
-		Validate.topic(topic);
-		Validate.dueAt(topic, dueAt);
-		Job job = Job.builder(topic).id(JobIds.next()).payload(payload).dueAt(dueAt).build();
-		deferred.schedule(job);
-		return Objects.requireNonNull(job.id());
-	}
-
-	@Override
-	public String schedule(Job job) {
-		DeferredOperations deferred = deferred();
-		if (deferred == null) {
-			return this.target.schedule(job);
-		}
-		Job withId = withId(job);
-		deferred.schedule(withId);
-		return Objects.requireNonNull(withId.id());
-	}
-
-	@Override
-	public List<String> scheduleAll(Collection<Job> jobs) {
-		DeferredOperations deferred = deferred();
-		if (deferred == null) {
-			return this.target.scheduleAll(jobs);
-		}
-		Objects.requireNonNull(jobs, "jobs must not be null");
-		List<String> ids = new ArrayList<>(jobs.size());
-		List<Job> withIds = new ArrayList<>(jobs.size());
-		for (Job job : jobs) {
-			Job withId = withId(job);
-			withIds.add(withId);
-			ids.add(Objects.requireNonNull(withId.id()));
-		}
-		withIds.forEach(deferred::schedule);
-		return ids;
-	}
-
-	@Override
-	public boolean cancel(String topic, String id) {
-		DeferredOperations deferred = deferred();
-		if (deferred == null) {
-			return this.target.cancel(topic, id);
-		}
-		Validate.topic(topic);
-		Validate.id(topic, id);
-		boolean wasScheduledHere = deferred.dropScheduled(topic, id);
-		if (wasScheduledHere || isWaiting(topic, id, true)) {
-			// Also cancels a job that Redis already held under the same id
-			// before this transaction.
-			deferred.add(new DeferredOperations.Cancel(topic, id));
-			return true;
-		}
-		return false;
+		return target();
 	}
 
 	@Override
 	public long cancelAll(String topic, Collection<String> ids) {
-		DeferredOperations deferred = deferred();
+		DeferredOperations deferred = this.blocking.deferred();
 		if (deferred == null) {
-			return this.target.cancelAll(topic, ids);
+			return target().cancelAll(topic, ids);
 		}
 		Validate.topic(topic);
 		Objects.requireNonNull(ids, () -> "ids to cancel in topic '" + topic + "' must not be null");
@@ -211,7 +151,7 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 	 * before the first answer is awaited.
 	 */
 	private List<String> waitingAmong(String topic, List<String> ids) {
-		AsyncRedeqClient async = this.target.async();
+		AsyncRedeqClient async = target().async();
 		List<CompletableFuture<Optional<JobInfo>>> lookups = new ArrayList<>(ids.size());
 		for (String id : ids) {
 			lookups.add(async.find(topic, id));
@@ -238,113 +178,6 @@ public class TransactionAwareRedeqClient implements RedeqClient {
 			}
 			throw ex;
 		}
-	}
-
-	@Override
-	public boolean reschedule(String topic, String id, Duration delay) {
-		DeferredOperations deferred = deferred();
-		if (deferred == null) {
-			return this.target.reschedule(topic, id, delay);
-		}
-		Validate.topic(topic);
-		Validate.id(topic, id);
-		Validate.delay(topic, delay);
-		return reschedule(deferred, topic, id, delay, null);
-	}
-
-	@Override
-	public boolean reschedule(String topic, String id, Instant dueAt) {
-		DeferredOperations deferred = deferred();
-		if (deferred == null) {
-			return this.target.reschedule(topic, id, dueAt);
-		}
-		Validate.topic(topic);
-		Validate.id(topic, id);
-		Validate.dueAt(topic, dueAt);
-		return reschedule(deferred, topic, id, null, dueAt);
-	}
-
-	private boolean reschedule(DeferredOperations deferred, String topic, String id, @Nullable Duration delay,
-			@Nullable Instant dueAt) {
-		List<Job> rescheduled = deferred.rescheduleScheduled(topic, id, delay, dueAt);
-		if (!rescheduled.isEmpty()) {
-			return true;
-		}
-		if (isWaiting(topic, id, false)) {
-			deferred.add(new DeferredOperations.Reschedule(topic, id, delay, dueAt));
-			return true;
-		}
-		return false;
-	}
-
-	@Override
-	public Optional<JobInfo> find(String topic, String id) {
-		return this.target.find(topic, id);
-	}
-
-	/**
-	 * Declares a recurring job at once, also inside a transaction: a declaration is
-	 * configuration, and declaring it again changes nothing.
-	 */
-	@Override
-	public String scheduleRecurring(Recurring recurring) {
-		return this.target.scheduleRecurring(recurring);
-	}
-
-	@Override
-	public boolean cancelRecurring(String topic, String id) {
-		return this.target.cancelRecurring(topic, id);
-	}
-
-	/**
-	 * Polls at once, also inside a transaction: the job is leased now, and its
-	 * {@link PolledJob#ack()} or {@link PolledJob#fail(Throwable)} is applied when
-	 * called, not at commit.
-	 */
-	@Override
-	public Optional<PolledJob> poll(String topic, Duration maxWait) {
-		return this.target.poll(topic, maxWait);
-	}
-
-	private boolean isWaiting(String topic, String id, boolean deadCounts) {
-		return this.target.find(topic, id)
-			.map(JobInfo::state)
-			.filter((state) -> state == JobState.DELAYED || state == JobState.READY
-					|| (deadCounts && state == JobState.DEAD))
-			.isPresent();
-	}
-
-	/**
-	 * The changes of the current transaction, or null outside one. Only an actual
-	 * transaction defers: a scope with synchronization but no transaction
-	 * ({@code SUPPORTS} or {@code NOT_SUPPORTED} without an outer one) has nothing to
-	 * commit or roll back, so its changes go to Redis at once, as outside any scope.
-	 */
-	@Nullable DeferredOperations deferred() {
-		if (!TransactionSynchronizationManager.isSynchronizationActive()
-				|| !TransactionSynchronizationManager.isActualTransactionActive()) {
-			return null;
-		}
-		DeferredOperations deferred = (DeferredOperations) TransactionSynchronizationManager.getResource(this);
-		if (deferred == null) {
-			deferred = new DeferredOperations(this, this.target, this.outbox);
-			TransactionSynchronizationManager.bindResource(this, deferred);
-			TransactionSynchronizationManager.registerSynchronization(deferred);
-		}
-		return deferred;
-	}
-
-	static Job withId(Job job) {
-		Objects.requireNonNull(job, "job must not be null");
-		Validate.topic(job.topic());
-		if (job.id() != null) {
-			Validate.id(job.topic(), job.id());
-			if (job.delay() != null) {
-				Validate.delay(job.topic(), job.delay());
-			}
-			return job;
-		}
-		return DeferredOperations.copy(job, JobIds.next(), job.delay(), job.dueAt());
 	}
 
 }

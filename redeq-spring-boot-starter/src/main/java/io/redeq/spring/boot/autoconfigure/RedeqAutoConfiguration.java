@@ -91,13 +91,7 @@ public final class RedeqAutoConfiguration {
 			Redeq.Builder builder = Redeq.builder(nativeClient(connectionFactory))
 				.options(RedeqPropertiesMapper.options(properties))
 				.autoStartup(false);
-			ObjectMapper mapper = jsonMapper.getIfUnique();
-			if (mapper == null) {
-				mapper = objectMapper.getIfUnique();
-			}
-			if (mapper != null) {
-				builder.payloadMapper(mapper);
-			}
+			builder.payloadMapper(PayloadMapperLookup.payloadMapper(jsonMapper, objectMapper));
 			lifecycleListeners.orderedStream().forEach(builder::lifecycleListener);
 			// Polled jobs follow the settings a listener of their topic gets from
 			// configuration; read at the first poll, so that an application that never
@@ -124,11 +118,8 @@ public final class RedeqAutoConfiguration {
 		@Bean
 		RedeqEngineLifecycle redeqEngineLifecycle(Redeq redeq, RedeqProperties properties,
 				ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<ObjectMapper> objectMapper) {
-			ObjectMapper mapper = jsonMapper.getIfUnique();
-			if (mapper == null) {
-				mapper = objectMapper.getIfUnique(JsonMapper::new);
-			}
-			return new RedeqEngineLifecycle(redeq, RedeqPropertiesMapper.recurring(properties, mapper));
+			return new RedeqEngineLifecycle(redeq, RedeqPropertiesMapper.recurring(properties,
+					PayloadMapperLookup.payloadMapper(jsonMapper, objectMapper)));
 		}
 
 		/**

@@ -113,7 +113,7 @@ public final class RedeqJournalAutoConfiguration {
 		JournalSettings settings = RedeqPropertiesMapper.journalSettings(properties.getJournal());
 		BucketMarkers markers = new BucketMarkers(connectionFactory.getObject(), redeq.options().prefix(),
 				redeq.options().buckets());
-		ObjectMapper mapper = mapper(jsonMapper, objectMapper);
+		ObjectMapper mapper = PayloadMapperLookup.payloadMapper(jsonMapper, objectMapper);
 		// The redeq.recurring.* jobs, declared again after Redis lost the buckets holding
 		// them (the engine declares them at startup only).
 		return new RedeqJournal(dataSource, dialect, settings, writer, redeq.client(), redeq.restorer(),
@@ -135,19 +135,6 @@ public final class RedeqJournalAutoConfiguration {
 	@ConditionalOnMissingBean
 	RedeqAdmin redeqAdmin(Redeq redeq, RedeqJournal journal) {
 		return JournalRedeqAdmin.wrap(redeq.admin(), journal);
-	}
-
-	/**
-	 * The mapper that reads journaled payloads back into trees for the relay and the
-	 * recovery (the engine's codec writes them again).
-	 */
-	private static ObjectMapper mapper(ObjectProvider<JsonMapper> jsonMapper,
-			ObjectProvider<ObjectMapper> objectMapper) {
-		ObjectMapper mapper = jsonMapper.getIfUnique();
-		if (mapper == null) {
-			mapper = objectMapper.getIfUnique();
-		}
-		return (mapper != null) ? mapper : JsonMapper.builder().findAndAddModules().build();
 	}
 
 	@Configuration(proxyBeanMethods = false)
