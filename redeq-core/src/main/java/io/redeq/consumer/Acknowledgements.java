@@ -498,7 +498,7 @@ final class Acknowledgements {
 		ClaimResult claimed = call.claimed().get();
 		if (failure == null && claimed != null) {
 			call.claim().accept(claimed.jobs(), claimed.now() * 1000, System.nanoTime());
-			this.nextJobs.claimed(call.bucket(), claimed.remaining());
+			this.nextJobs.claimed(call.bucket(), claimed);
 		}
 		else {
 			call.claim().fail(failure);
@@ -587,7 +587,7 @@ final class Acknowledgements {
 			}
 
 			@Override
-			public void claimed(int bucket, long remaining) {
+			public void claimed(int bucket, ClaimResult result) {
 			}
 		};
 
@@ -609,8 +609,11 @@ final class Acknowledgements {
 		 */
 		boolean handOffNear(int bucket);
 
-		/** A claim with a completion left {@code remaining} READY jobs in the bucket. */
-		void claimed(int bucket, long remaining);
+		/**
+		 * A claim with a completion took {@code result}'s jobs and left its remaining
+		 * READY jobs in the bucket.
+		 */
+		void claimed(int bucket, ClaimResult result);
 
 	}
 

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 
+import io.lettuce.core.ScoredValue;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
@@ -528,6 +529,29 @@ public final class RedisJobStore {
 	}
 
 	/**
+	 * Reads the ready-set scores of a topic's lowest {@code count} READY jobs in each of
+	 * {@code buckets}, one command per bucket, pipelined: what a consumer compares to
+	 * choose the buckets it claims from. A read, not a claim: the jobs may be gone by the
+	 * time it claims.
+	 * @return per bucket, in the order given, its scores lowest first
+	 */
+	public double[][] readyScores(String topic, List<Integer> buckets, int count) {
+		List<CompletionStage<List<ScoredValue<String>>>> replies = new ArrayList<>(buckets.size());
+		for (int bucket : buckets) {
+			replies.add(commands().zrangeWithScores(this.keys.readyKey(bucket, topic), 0, count - 1));
+		}
+		double[][] scores = new double[buckets.size()][];
+		for (int i = 0; i < scores.length; i++) {
+			List<ScoredValue<String>> entries = this.scripts.await(replies.get(i), "read the ready jobs of " + topic);
+			scores[i] = new double[entries.size()];
+			for (int j = 0; j < entries.size(); j++) {
+				scores[i][j] = entries.get(j).getScore();
+			}
+		}
+		return scores;
+	}
+
+	/**
 	 * Asks the topic's rate limiter for up to {@code wanted} job starts under the grant
 	 * id {@code id} (new for each grant); returns the permits granted and, when fewer
 	 * than wanted, the ms until the oldest grant leaves the window.
@@ -568,8 +592,13 @@ public final class RedisJobStore {
 			args.add("0");
 		}
 		else {
-			args.addAll(List.of("6", claim.topic(), Integer.toString(claim.slots()), Long.toString(claim.leaseMillis()),
-					claim.token(), Integer.toString(claim.maxAttempts()), Long.toString(requestMemoryMillis())));
+			boolean bounded = claim.maxScore() != Double.POSITIVE_INFINITY;
+			args.addAll(List.of(bounded ? "7" : "6", claim.topic(), Integer.toString(claim.slots()),
+					Long.toString(claim.leaseMillis()), claim.token(), Integer.toString(claim.maxAttempts()),
+					Long.toString(requestMemoryMillis())));
+			if (bounded) {
+				args.add(Double.toString(claim.maxScore()));
+			}
 		}
 		for (ClaimedJob job : jobs) {
 			args.add(job.jobKey());
