@@ -2,6 +2,7 @@ package io.redeq.consumer;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -347,16 +348,39 @@ public final class TopicConsumer implements Subscription {
 	/**
 	 * Reads the lowest scores of each candidate bucket and plans how many jobs to claim
 	 * from each ({@link #plan}); the buckets the round does not claim from keep the head
-	 * read.
+	 * read. A bucket whose read failed is left out of this round and stays hinted, with
+	 * its head unknown: one broken bucket does not stop the others. When every read
+	 * failed, the round fails.
 	 */
 	private int[] planFromHeads(List<Integer> candidates, long[] signalsBefore, int wanted) {
 		int reading = Math.min(wanted, MAX_SCORES_READ);
-		double[][] scores = this.store.readyScores(this.settings.topic(), candidates, reading);
+		String topic = this.settings.topic();
+		List<CompletionStage<double[]>> replies = this.store.readyScores(topic, candidates, reading);
+		double[][] scores = new double[candidates.size()][];
+		boolean[] failed = new boolean[scores.length];
+		RuntimeException failure = null;
+		for (int i = 0; i < scores.length; i++) {
+			try {
+				scores[i] = this.store.scripts().await(replies.get(i), "read the ready jobs of " + topic);
+			}
+			catch (RuntimeException ex) {
+				failure = (failure != null) ? failure : ex;
+				failed[i] = true;
+				scores[i] = new double[0];
+			}
+		}
+		if (failure != null && Arrays.stream(scores).allMatch((read) -> read.length == 0)) {
+			throw failure;
+		}
 		int[] counts = plan(scores, reading, wanted, ORDER_SLACK);
+		BucketHints heads = this.signals.heads();
 		for (int i = 0; i < counts.length; i++) {
-			if (counts[i] == 0) {
+			if (failed[i]) {
+				heads.add(candidates.get(i));
+			}
+			else if (counts[i] == 0) {
 				double head = (scores[i].length > 0) ? scores[i][0] : Double.POSITIVE_INFINITY;
-				this.signals.heads().learned(candidates.get(i), head, signalsBefore[i]);
+				heads.learned(candidates.get(i), head, signalsBefore[i]);
 			}
 		}
 		return counts;

@@ -535,20 +535,13 @@ public final class RedisJobStore {
 	 * time it claims.
 	 * @return per bucket, in the order given, its scores lowest first
 	 */
-	public double[][] readyScores(String topic, List<Integer> buckets, int count) {
-		List<CompletionStage<List<ScoredValue<String>>>> replies = new ArrayList<>(buckets.size());
+	public List<CompletionStage<double[]>> readyScores(String topic, List<Integer> buckets, int count) {
+		List<CompletionStage<double[]>> replies = new ArrayList<>(buckets.size());
 		for (int bucket : buckets) {
-			replies.add(commands().zrangeWithScores(this.keys.readyKey(bucket, topic), 0, count - 1));
+			replies.add(commands().zrangeWithScores(this.keys.readyKey(bucket, topic), 0, count - 1)
+				.thenApply((entries) -> entries.stream().mapToDouble(ScoredValue::getScore).toArray()));
 		}
-		double[][] scores = new double[buckets.size()][];
-		for (int i = 0; i < scores.length; i++) {
-			List<ScoredValue<String>> entries = this.scripts.await(replies.get(i), "read the ready jobs of " + topic);
-			scores[i] = new double[entries.size()];
-			for (int j = 0; j < entries.size(); j++) {
-				scores[i][j] = entries.get(j).getScore();
-			}
-		}
-		return scores;
+		return replies;
 	}
 
 	/**
