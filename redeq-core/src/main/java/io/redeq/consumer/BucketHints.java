@@ -137,6 +137,25 @@ final class BucketHints {
 		return best;
 	}
 
+	/**
+	 * The heads of {@code buckets}, in the order given, or {@code null} when any is
+	 * unknown or no longer trusted.
+	 */
+	synchronized double @Nullable [] trustedHeads(List<Integer> buckets) {
+		long now = this.nanoClock.getAsLong();
+		double[] known = new double[buckets.size()];
+		for (int i = 0; i < known.length; i++) {
+			int b = buckets.get(i);
+			double head = this.heads[b];
+			if (head == Double.NEGATIVE_INFINITY
+					|| (head != Double.POSITIVE_INFINITY && now - this.learnedAt[b] >= TRUSTED_NANOS)) {
+				return null;
+			}
+			known[i] = head;
+		}
+		return known;
+	}
+
 	synchronized @Nullable Integer poll() {
 		Integer bucket = this.queue.pollFirst();
 		if (bucket != null) {

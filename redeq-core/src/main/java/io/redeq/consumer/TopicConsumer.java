@@ -322,9 +322,25 @@ public final class TopicConsumer implements Subscription {
 			for (int i = 0; i < n; i++) {
 				signalsBefore[i] = heads.signals(candidates.get(i));
 			}
-			int[] counts;
+			int[] counts = new int[n];
+			double[] bounds = new double[n];
+			Arrays.fill(bounds, Double.POSITIVE_INFINITY);
+			double[] known = (n == 1) ? null : heads.trustedHeads(candidates);
 			try {
-				counts = (n == 1) ? new int[] { wanted } : planFromHeads(candidates, signalsBefore, wanted);
+				if (n == 1) {
+					counts[0] = wanted;
+				}
+				else if (known != null) {
+					planFromKnownHeads(known, wanted, counts, bounds);
+					for (int i = 0; i < n; i++) {
+						if (counts[i] == 0) {
+							heads.requeue(candidates.get(i));
+						}
+					}
+				}
+				else {
+					counts = planFromHeads(candidates, signalsBefore, wanted);
+				}
 			}
 			catch (RuntimeException ex) {
 				candidates.forEach(heads::requeue);
@@ -333,7 +349,7 @@ public final class TopicConsumer implements Subscription {
 				}
 				throw ex;
 			}
-			claimAndStart(free, candidates, counts, signalsBefore, grant);
+			claimAndStart(free, candidates, counts, bounds, signalsBefore, grant);
 			return 0;
 		}
 		finally {
@@ -343,6 +359,30 @@ public final class TopicConsumer implements Subscription {
 				}
 			}
 		}
+	}
+
+	/**
+	 * Plans a round from the heads already known (a read or a claim found each, and no
+	 * signal came since): every slot goes to the bucket with the lowest head, whose claim
+	 * takes only jobs within {@link #ORDER_SLACK} of the next best head. No read: a
+	 * backlog drained over several buckets costs one claim per round. A head is a lower
+	 * bound, so the claim may come back short; the next round then knows more.
+	 */
+	private static void planFromKnownHeads(double[] known, int wanted, int[] counts, double[] bounds) {
+		int best = 0;
+		for (int i = 1; i < known.length; i++) {
+			if (known[i] < known[best]) {
+				best = i;
+			}
+		}
+		double next = Double.POSITIVE_INFINITY;
+		for (int i = 0; i < known.length; i++) {
+			if (i != best) {
+				next = Math.min(next, known[i]);
+			}
+		}
+		counts[best] = wanted;
+		bounds[best] = next + ORDER_SLACK;
 	}
 
 	/**
@@ -440,8 +480,8 @@ public final class TopicConsumer implements Subscription {
 	 * jobs of a claim that got no reply are handed back later ({@link LostClaims}), the
 	 * others start all the same before the failure is thrown.
 	 */
-	private void claimAndStart(FreeSlots free, List<Integer> candidates, int[] counts, long[] signalsBefore,
-			StartLimiter.@Nullable Grant grant) {
+	private void claimAndStart(FreeSlots free, List<Integer> candidates, int[] counts, double[] bounds,
+			long[] signalsBefore, StartLimiter.@Nullable Grant grant) {
 		String topic = this.settings.topic();
 		int n = candidates.size();
 		String[] tokens = new String[n];
@@ -452,7 +492,7 @@ public final class TopicConsumer implements Subscription {
 				tokens[i] = this.tokenPrefix + this.tokens.incrementAndGet();
 				try {
 					reply = this.store.claim(candidates.get(i), topic, counts[i], this.settings.lease().toMillis(),
-							tokens[i], this.settings.maxAttempts());
+							tokens[i], this.settings.maxAttempts(), bounds[i]);
 				}
 				catch (RuntimeException ex) {
 					reply = CompletableFuture.failedFuture(ex);
@@ -498,7 +538,8 @@ public final class TopicConsumer implements Subscription {
 		for (int i = 0; i < n; i++) {
 			if (results[i] != null) {
 				List<ClaimedJob> claimed = results[i].jobs();
-				double atLeast = claimed.isEmpty() ? Double.NEGATIVE_INFINITY
+				double atLeast = claimed.isEmpty()
+						? ((bounds[i] == Double.POSITIVE_INFINITY) ? Double.NEGATIVE_INFINITY : bounds[i])
 						: claimed.get(claimed.size() - 1).readyScore();
 				this.signals.claimed(candidates.get(i), signalsBefore[i], results[i].remaining(), atLeast,
 						free.left() == 0);

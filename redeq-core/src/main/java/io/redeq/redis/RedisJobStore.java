@@ -134,10 +134,17 @@ public final class RedisJobStore {
 	 * little fast.
 	 */
 	private <T> CompletableFuture<T> runRemembered(LuaScript script, int bucket, String topic, String... rest) {
-		String[] args = new String[rest.length + 2];
+		return runRemembered(script, bucket, topic, rest, new String[0]);
+	}
+
+	/** As above, with {@code after} following the time to remember the request. */
+	private <T> CompletableFuture<T> runRemembered(LuaScript script, int bucket, String topic, String[] rest,
+			String[] after) {
+		String[] args = new String[rest.length + 2 + after.length];
 		args[0] = topic;
 		System.arraycopy(rest, 0, args, 1, rest.length);
-		args[args.length - 1] = Long.toString(requestMemoryMillis());
+		args[rest.length + 1] = Long.toString(requestMemoryMillis());
+		System.arraycopy(after, 0, args, rest.length + 2, after.length);
 		String[] topicKeys = this.keys.jobScriptKeys(bucket, List.of(topic));
 		String[] keys = Arrays.copyOf(topicKeys, topicKeys.length + 1);
 		keys[topicKeys.length] = this.keys.requestsKey(bucket);
@@ -523,8 +530,20 @@ public final class RedisJobStore {
 	 */
 	public CompletionStage<ClaimResult> claim(int bucket, String topic, int max, long leaseMillis, String token,
 			int maxAttempts) {
+		return claim(bucket, topic, max, leaseMillis, token, maxAttempts, Double.POSITIVE_INFINITY);
+	}
+
+	/**
+	 * As {@link #claim(int, String, int, long, String, int)}, taking only jobs whose
+	 * ready score (see {@link ClaimedJob#readyScore()}) is at most {@code maxScore}
+	 * ({@link Double#POSITIVE_INFINITY}: any).
+	 */
+	public CompletionStage<ClaimResult> claim(int bucket, String topic, int max, long leaseMillis, String token,
+			int maxAttempts, double maxScore) {
+		String[] bound = (maxScore == Double.POSITIVE_INFINITY) ? new String[0]
+				: new String[] { Double.toString(maxScore) };
 		CompletionStage<List<Object>> reply = runRemembered(Scripts.CLAIM, bucket, topic,
-				strings(max, leaseMillis, token, maxAttempts));
+				strings(max, leaseMillis, token, maxAttempts), bound);
 		return reply.thenApply((values) -> ClaimResult.fromReply(values, bucket, topic, token));
 	}
 

@@ -1,5 +1,7 @@
 package io.redeq.consumer;
 
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -94,6 +96,18 @@ class BucketHintsTests {
 		this.now += BucketHints.TRUSTED_NANOS;
 		assertThat(heads.bestHeadBesides(0)).isEqualTo(Double.NEGATIVE_INFINITY);
 		assertThat(heads.pollAll()).containsExactly(2);
+	}
+
+	@Test
+	void trustedHeadsAreGivenOnlyWhenEveryOneIsKnownAndFresh() {
+		BucketHints heads = new BucketHints(4, () -> this.now);
+		heads.learned(0, 30, heads.signals(0));
+		heads.learned(1, Double.POSITIVE_INFINITY, heads.signals(1));
+		assertThat(heads.trustedHeads(List.of(0, 1))).containsExactly(30, Double.POSITIVE_INFINITY);
+		heads.add(2);
+		assertThat(heads.trustedHeads(List.of(0, 2))).isNull();
+		this.now += BucketHints.TRUSTED_NANOS;
+		assertThat(heads.trustedHeads(List.of(0, 1))).isNull();
 	}
 
 }

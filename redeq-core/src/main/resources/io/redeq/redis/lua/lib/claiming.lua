@@ -36,7 +36,8 @@ local function claim_ready(out, requests, topic, n, lease, token, max_attempts, 
     return 0, {} -- nothing to pop, and the token was only looked up
   end
   if max_score then
-    n = math.min(n, redis.call('ZCOUNT', ready, '-inf', max_score))
+    -- The jobs it may take are the lowest n scored at most the bound: ZPOPMIN pops the same ones.
+    n = #redis.call('ZRANGEBYSCORE', ready, '-inf', max_score, 'LIMIT', 0, n)
   end
   local popped = {}
   if n > 0 then
