@@ -31,13 +31,14 @@ import io.redeq.redis.SlotOffer;
 import io.redeq.schedule.JobIds;
 
 // Over 300 lines: the fetch loop, the three ways of claiming (fetcher, hand-off,
-// completion) that share its slots and claim gates, and the graceful close; what close
-// gives back to READY is HandBacks'.
+// completion) that share its slots and claim gates, the choice among buckets that keeps
+// priority order across them, and the graceful close; what close gives back to READY is
+// HandBacks', what is known of each bucket's head is BucketHints'.
 /**
  * A subscription: one fetcher thread claims READY jobs of a topic only into free worker
- * slots (no local buffer, so nothing waits in memory when the instance dies), workers run
- * the handler under a lease that is renewed every third of its length, and each outcome
- * is one script.
+ * slots (no local buffer, so nothing waits in memory when the instance dies), the topic's
+ * best-scored jobs whichever buckets hold them, workers run the handler under a lease
+ * that is renewed every third of its length, and each outcome is one script.
  *
  * <p>
  * An idle fetcher waits on Redis for a wake-up signal ({@link WorkSignals}); a handler
@@ -286,10 +287,11 @@ public final class TopicConsumer implements Subscription {
 	 * One round: takes the best-scored READY jobs of the topic among the hinted buckets
 	 * into the free slots, so priority and due order hold across buckets, not only within
 	 * one. With one bucket hinted it claims there at once (every other bucket is believed
-	 * to hold no READY job); with several, it reads the lowest scores of each (one
-	 * pipelined read) and claims from each bucket what the best of the topic take, all
-	 * claims pipelined, then starts the jobs in score order. A rate-limited topic asks
-	 * its limiter for permits first and claims no more than granted.
+	 * to hold no READY job); with several whose heads are all known, from the one with
+	 * the lowest head ({@link #planFromKnownHeads}); else it reads the lowest scores of
+	 * each (one pipelined read) and claims from each bucket what the best of the topic
+	 * take, all claims pipelined. The jobs start in score order. A rate-limited topic
+	 * asks its limiter for permits first and claims no more than granted.
 	 * @return 0, or how long to wait when the rate limit stopped the round
 	 */
 	private long claimRound(FreeSlots free, List<Integer> candidates) throws InterruptedException {
