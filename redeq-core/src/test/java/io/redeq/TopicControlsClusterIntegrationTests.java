@@ -1,6 +1,7 @@
 package io.redeq;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -26,7 +27,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * Topic controls on a real Redis Cluster (3 masters): the rate limiter's keys live in a
  * slot of their own while the topic's jobs are spread over every master, and the limit
- * still holds across two engines; pause, promote and priorities work there too.
+ * still holds across two engines; pause, promote and priorities work there too, and
+ * priority order holds across the buckets of every master.
  */
 class TopicControlsClusterIntegrationTests {
 
@@ -134,6 +136,52 @@ class TopicControlsClusterIntegrationTests {
 		engine.admin().resume("cluster.ops");
 		await().atMost(Duration.ofSeconds(15)).until(() -> order.size() == 4);
 		assertThat(order).containsExactly("p9", "p4", "p2-promoted", "p0");
+	}
+
+	/**
+	 * Priority and due order across buckets on every master: ten priority-0 jobs in the
+	 * first buckets, three priority-9 jobs in later ones, due 5 ms apart, one handler at
+	 * a time once the topic is resumed.
+	 */
+	@Test
+	void aResumedTopicRunsItsPriorityNineJobsFirstAcrossTheBucketsOfEveryMaster() {
+		Redeq engine = engine("cluster-order");
+		List<String> order = new CopyOnWriteArrayList<>();
+		engine.admin().pause("cluster.order");
+		engine.subscribe("cluster.order", String.class, (label, delivery) -> order.add(label),
+				SubscriptionOptions.builder().concurrency(1).build());
+		KeySpace keys = new KeySpace(engine.options().prefix(), engine.options().buckets());
+		Set<Integer> masters = ConcurrentHashMap.newKeySet();
+		List<Job> jobs = new ArrayList<>();
+		Instant base = Instant.now().minusSeconds(5);
+		for (int bucket = 0; bucket < 13; bucket++) {
+			String id = null;
+			for (int i = 0; id == null && i < 100_000; i++) {
+				if (keys.bucketOf(KeySpace.jobKey("cluster.order", "o" + i)) == bucket) {
+					id = "o" + i;
+				}
+			}
+			assertThat(id).as("an id in bucket %d", bucket).isNotNull();
+			int slot = SlotHash.getSlot(keys.tag(bucket));
+			masters.add(client.getPartitions().getMasterBySlot(slot).getUri().getPort());
+			int priority = (bucket < 10) ? 0 : 9;
+			String label = "p" + priority + "-" + ((bucket < 10) ? bucket : bucket - 10);
+			jobs.add(Job.builder("cluster.order")
+				.id(id)
+				.payload(label)
+				.dueAt(base.plusMillis(5L * bucket))
+				.priority(priority)
+				.build());
+		}
+		assertThat(masters).as("the jobs span every master").hasSize(3);
+		engine.client().scheduleAll(jobs);
+		await().atMost(Duration.ofSeconds(15)).until(() -> engine.admin().stats("cluster.order").ready() == 13);
+
+		engine.admin().resume("cluster.order");
+
+		await().atMost(Duration.ofSeconds(15)).until(() -> order.size() == 13);
+		assertThat(order).containsExactly("p9-0", "p9-1", "p9-2", "p0-0", "p0-1", "p0-2", "p0-3", "p0-4", "p0-5",
+				"p0-6", "p0-7", "p0-8", "p0-9");
 	}
 
 }

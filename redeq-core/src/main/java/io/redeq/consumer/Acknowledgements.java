@@ -512,7 +512,7 @@ final class Acknowledgements implements LeaseKeeper.Completions {
 		ClaimResult claimed = call.claimed().get();
 		if (failure == null && claimed != null) {
 			call.claim().accept(claimed.jobs(), claimed.now() * 1000, System.nanoTime());
-			this.nextJobs.claimed(call.bucket(), claimed.remaining());
+			this.nextJobs.claimed(call.bucket(), claimed);
 		}
 		else {
 			call.claim().fail(failure);
@@ -601,7 +601,7 @@ final class Acknowledgements implements LeaseKeeper.Completions {
 			}
 
 			@Override
-			public void claimed(int bucket, long remaining) {
+			public void claimed(int bucket, ClaimResult result) {
 			}
 		};
 
@@ -623,8 +623,11 @@ final class Acknowledgements implements LeaseKeeper.Completions {
 		 */
 		boolean handOffNear(int bucket);
 
-		/** A claim with a completion left {@code remaining} READY jobs in the bucket. */
-		void claimed(int bucket, long remaining);
+		/**
+		 * A claim with a completion took {@code result}'s jobs and left its remaining
+		 * READY jobs in the bucket.
+		 */
+		void claimed(int bucket, ClaimResult result);
 
 	}
 

@@ -2,7 +2,11 @@ package io.redeq.consumer;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -27,13 +31,14 @@ import io.redeq.redis.SlotOffer;
 import io.redeq.schedule.JobIds;
 
 // Over 300 lines: the fetch loop, the three ways of claiming (fetcher, hand-off,
-// completion) that share its slots and claim gates, and the graceful close; what close
-// gives back to READY is HandBacks'.
+// completion) that share its slots and claim gates, the choice among buckets that keeps
+// priority order across them, and the graceful close; what close gives back to READY is
+// HandBacks', what is known of each bucket's head is BucketHints'.
 /**
  * A subscription: one fetcher thread claims READY jobs of a topic only into free worker
- * slots (no local buffer, so nothing waits in memory when the instance dies), workers run
- * the handler under a lease that is renewed every third of its length, and each outcome
- * is one script.
+ * slots (no local buffer, so nothing waits in memory when the instance dies), the topic's
+ * best-scored jobs whichever buckets hold them, workers run the handler under a lease
+ * that is renewed every third of its length, and each outcome is one script.
  *
  * <p>
  * An idle fetcher waits on Redis for a wake-up signal ({@link WorkSignals}); a handler
@@ -50,6 +55,19 @@ public final class TopicConsumer implements Subscription {
 	 * job IN_FLIGHT rather than let another instance start it while it still runs.
 	 */
 	static final Duration INTERRUPTED_HANDLER_GRACE = Duration.ofSeconds(1);
+
+	/**
+	 * How far, in ready score (ms of due time), a claim may go past the best head of
+	 * another bucket of the topic: jobs of one priority due that close together may start
+	 * in either order, and a claim takes more jobs at once.
+	 */
+	static final double ORDER_SLACK = 4;
+
+	/**
+	 * Most scores read per bucket to plan a round; a round that wants more claims the
+	 * rest in the next one.
+	 */
+	static final int MAX_SCORES_READ = 128;
 
 	/** How often a fetcher of a paused topic looks whether it was resumed. */
 	private static final Duration PAUSED_CHECK = Duration.ofMillis(100);
@@ -241,36 +259,295 @@ public final class TopicConsumer implements Subscription {
 	}
 
 	/**
-	 * Claims jobs from the hinted buckets into the free slots and starts them; each
-	 * started job takes its slot at once, so a claim that throws later in the round
-	 * leaves the count right. A rate-limited topic asks its limiter for permits before
-	 * each claim and claims no more than granted.
+	 * Claims jobs from the hinted buckets into the free slots and starts them, round
+	 * after round while slots are free and buckets hinted; each started job takes its
+	 * slot at once, so a claim that throws later in the round leaves the count right.
 	 * @return 0, or how long to wait when the rate limit stopped the round
 	 */
 	private long fetchInto(FreeSlots free) throws InterruptedException {
-		Integer bucket;
 		if (this.lostClaims.anyDue()) {
 			this.lostClaims.handBack().forEach(this.signals::moreHere);
 		}
-		while (free.left() > 0 && this.fetching && !this.pauses.isPaused(this.settings.topic())
-				&& (bucket = this.signals.nextBucket()) != null) {
-			boolean gated = enterGate(bucket);
-			try {
-				if (!this.fetching) {
-					return 0; // closed while waiting for the gate: claim nothing more
-				}
-				long limitedForMillis = claimInto(free, bucket);
-				if (limitedForMillis > 0) {
-					return limitedForMillis;
-				}
+		while (free.left() > 0 && this.fetching && !this.pauses.isPaused(this.settings.topic())) {
+			List<Integer> candidates = this.signals.takeHinted();
+			if (candidates.isEmpty()) {
+				return 0;
 			}
-			finally {
-				if (gated) {
-					this.claimGates.leave(bucket);
-				}
+			long limitedForMillis = claimRound(free, candidates);
+			if (limitedForMillis > 0) {
+				return limitedForMillis;
 			}
 		}
 		return 0;
+	}
+
+	/**
+	 * One round: takes the best-scored READY jobs of the topic among the hinted buckets
+	 * into the free slots, so priority and due order hold across buckets, not only within
+	 * one. With one bucket hinted it claims there at once (every other bucket is believed
+	 * to hold no READY job); with several whose heads are all known, from the one with
+	 * the lowest head ({@link #planFromKnownHeads}); else it reads the lowest scores of
+	 * each (one pipelined read) and claims from each bucket what the best of the topic
+	 * take, all claims pipelined. The jobs start in score order. A rate-limited topic
+	 * asks its limiter for permits first and claims no more than granted.
+	 * @return 0, or how long to wait when the rate limit stopped the round
+	 */
+	private long claimRound(FreeSlots free, List<Integer> candidates) throws InterruptedException {
+		BucketHints heads = this.signals.heads();
+		int wanted = free.left();
+		StartLimiter.Grant grant = null;
+		if (this.limiter != null) {
+			grant = this.limiter.acquire(wanted, this.tokenPrefix + this.tokens.incrementAndGet());
+			if (grant.permits() == 0) {
+				candidates.forEach(heads::requeue);
+				return grant.retryAfterMillis();
+			}
+			wanted = grant.permits();
+		}
+		int n = candidates.size();
+		boolean[] gated = new boolean[n];
+		try {
+			// Every candidate's gate before its head is read: a completion's claim there
+			// meanwhile would leave the plan behind.
+			for (int i = 0; i < n; i++) {
+				gated[i] = enterGate(candidates.get(i));
+			}
+			if (!this.fetching) {
+				if (grant != null) {
+					this.limiter.release(grant, 0);
+				}
+				return 0; // closed while waiting for a gate: claim nothing more
+			}
+			long[] signalsBefore = new long[n];
+			for (int i = 0; i < n; i++) {
+				signalsBefore[i] = heads.signals(candidates.get(i));
+			}
+			int[] counts = new int[n];
+			double[] bounds = new double[n];
+			Arrays.fill(bounds, Double.POSITIVE_INFINITY);
+			double[] known = (n == 1) ? null : heads.trustedHeads(candidates);
+			try {
+				if (n == 1) {
+					counts[0] = wanted;
+				}
+				else if (known != null) {
+					planFromKnownHeads(known, wanted, counts, bounds);
+					for (int i = 0; i < n; i++) {
+						if (counts[i] == 0) {
+							heads.requeue(candidates.get(i));
+						}
+					}
+				}
+				else {
+					counts = planFromHeads(candidates, signalsBefore, wanted);
+				}
+			}
+			catch (RuntimeException ex) {
+				candidates.forEach(heads::requeue);
+				if (grant != null) {
+					this.limiter.release(grant, 0);
+				}
+				throw ex;
+			}
+			claimAndStart(free, candidates, counts, bounds, signalsBefore, grant);
+			return 0;
+		}
+		finally {
+			for (int i = 0; i < n; i++) {
+				if (gated[i]) {
+					this.claimGates.leave(candidates.get(i));
+				}
+			}
+		}
+	}
+
+	/**
+	 * Plans a round from the heads already known (a read or a claim found each, and no
+	 * signal came since): every slot goes to the bucket with the lowest head, whose claim
+	 * takes only jobs within {@link #ORDER_SLACK} of the next best head. No read: a
+	 * backlog drained over several buckets costs one claim per round. A head is a lower
+	 * bound, so the claim may come back short; the next round then knows more.
+	 */
+	private static void planFromKnownHeads(double[] known, int wanted, int[] counts, double[] bounds) {
+		int best = 0;
+		for (int i = 1; i < known.length; i++) {
+			if (known[i] < known[best]) {
+				best = i;
+			}
+		}
+		double next = Double.POSITIVE_INFINITY;
+		for (int i = 0; i < known.length; i++) {
+			if (i != best) {
+				next = Math.min(next, known[i]);
+			}
+		}
+		counts[best] = wanted;
+		bounds[best] = next + ORDER_SLACK;
+	}
+
+	/**
+	 * Reads the lowest scores of each candidate bucket and plans how many jobs to claim
+	 * from each ({@link #plan}); the buckets the round does not claim from keep the head
+	 * read. A bucket whose read failed is left out of this round and stays hinted, with
+	 * its head unknown: one broken bucket does not stop the others. When every read
+	 * failed, the round fails.
+	 */
+	private int[] planFromHeads(List<Integer> candidates, long[] signalsBefore, int wanted) {
+		int reading = Math.min(wanted, MAX_SCORES_READ);
+		String topic = this.settings.topic();
+		List<CompletionStage<double[]>> replies = this.store.readyScores(topic, candidates, reading);
+		double[][] scores = new double[candidates.size()][];
+		boolean[] failed = new boolean[scores.length];
+		RuntimeException failure = null;
+		for (int i = 0; i < scores.length; i++) {
+			try {
+				scores[i] = this.store.scripts().await(replies.get(i), "read the ready jobs of " + topic);
+			}
+			catch (RuntimeException ex) {
+				failure = (failure != null) ? failure : ex;
+				failed[i] = true;
+				scores[i] = new double[0];
+			}
+		}
+		if (failure != null && Arrays.stream(scores).allMatch((read) -> read.length == 0)) {
+			throw failure;
+		}
+		int[] counts = plan(scores, reading, wanted, ORDER_SLACK);
+		BucketHints heads = this.signals.heads();
+		for (int i = 0; i < counts.length; i++) {
+			if (failed[i]) {
+				heads.add(candidates.get(i));
+			}
+			else if (counts[i] == 0) {
+				double head = (scores[i].length > 0) ? scores[i][0] : Double.POSITIVE_INFINITY;
+				heads.learned(candidates.get(i), head, signalsBefore[i]);
+			}
+		}
+		return counts;
+	}
+
+	/**
+	 * How many jobs to claim from each bucket so that the round takes the topic's
+	 * {@code wanted} best-scored jobs. It stays with one bucket while its next job is
+	 * within {@code slack} of the best head elsewhere: fewer buckets per round, and jobs
+	 * that close cannot be told apart by due time anyway. A bucket whose read was cut at
+	 * {@code read} scores may hold more: the plan stops where it runs out, since what
+	 * lies beyond is unknown.
+	 * @param scores per bucket its lowest ready scores, lowest first
+	 * @param read how many scores were asked of each bucket
+	 * @param wanted the free slots
+	 * @param slack how far past the best head elsewhere a bucket may go on
+	 * @return per bucket how many to claim
+	 */
+	static int[] plan(double[][] scores, int read, int wanted, double slack) {
+		int[] taken = new int[scores.length];
+		int total = 0;
+		while (total < wanted) {
+			int best = -1;
+			double bestScore = Double.POSITIVE_INFINITY;
+			double otherScore = Double.POSITIVE_INFINITY;
+			for (int i = 0; i < scores.length; i++) {
+				if (taken[i] < scores[i].length) {
+					double score = scores[i][taken[i]];
+					if (best < 0 || score < bestScore) {
+						otherScore = Math.min(otherScore, bestScore);
+						best = i;
+						bestScore = score;
+					}
+					else {
+						otherScore = Math.min(otherScore, score);
+					}
+				}
+			}
+			if (best < 0) {
+				break;
+			}
+			do {
+				taken[best]++;
+				total++;
+			}
+			while (total < wanted && taken[best] < scores[best].length
+					&& scores[best][taken[best]] <= otherScore + slack);
+			if (taken[best] == read) {
+				break; // more may wait there, scored beyond what was read
+			}
+		}
+		return taken;
+	}
+
+	/**
+	 * Sends the planned claims, pipelined, and starts what they took in score order; the
+	 * jobs of a claim that got no reply are handed back later ({@link LostClaims}), the
+	 * others start all the same before the failure is thrown.
+	 */
+	private void claimAndStart(FreeSlots free, List<Integer> candidates, int[] counts, double[] bounds,
+			long[] signalsBefore, StartLimiter.@Nullable Grant grant) {
+		String topic = this.settings.topic();
+		int n = candidates.size();
+		String[] tokens = new String[n];
+		List<@Nullable CompletionStage<ClaimResult>> replies = new ArrayList<>(n);
+		for (int i = 0; i < n; i++) {
+			CompletionStage<ClaimResult> reply = null;
+			if (counts[i] > 0) {
+				tokens[i] = this.tokenPrefix + this.tokens.incrementAndGet();
+				try {
+					reply = this.store.claim(candidates.get(i), topic, counts[i], this.settings.lease().toMillis(),
+							tokens[i], this.settings.maxAttempts(), bounds[i]);
+				}
+				catch (RuntimeException ex) {
+					reply = CompletableFuture.failedFuture(ex);
+				}
+			}
+			replies.add(reply);
+		}
+		List<ClaimedJob> jobs = new ArrayList<>();
+		long redisNow = 0;
+		RedeqException failure = null;
+		ClaimResult[] results = new ClaimResult[n];
+		for (int i = 0; i < n; i++) {
+			CompletionStage<ClaimResult> reply = replies.get(i);
+			if (reply == null) {
+				continue;
+			}
+			int bucket = candidates.get(i);
+			try {
+				results[i] = this.store.scripts().await(reply, "claim jobs of topic " + topic);
+			}
+			catch (RedeqException ex) {
+				// The permits stay used: the claim may have taken jobs before its reply
+				// was lost, and the limit must hold for those.
+				this.lostClaims.failed(bucket, tokens[i], ex);
+				failure = (failure != null) ? failure : ex;
+				continue;
+			}
+			jobs.addAll(results[i].jobs());
+			redisNow = Math.max(redisNow, results[i].now());
+			noteReady(bucket, results[i].remaining());
+		}
+		if (grant != null) {
+			this.limiter.release(grant, jobs.size());
+		}
+		if (n > 1) {
+			jobs.sort(Comparator.comparingDouble(ClaimedJob::readyScore));
+		}
+		for (ClaimedJob job : jobs) {
+			if (start(job, redisNow)) {
+				free.handOverOne();
+			}
+		}
+		for (int i = 0; i < n; i++) {
+			if (results[i] != null) {
+				List<ClaimedJob> claimed = results[i].jobs();
+				double atLeast = claimed.isEmpty()
+						? ((bounds[i] == Double.POSITIVE_INFINITY) ? Double.NEGATIVE_INFINITY : bounds[i])
+						: claimed.get(claimed.size() - 1).readyScore();
+				this.signals.claimed(candidates.get(i), signalsBefore[i], results[i].remaining(), atLeast,
+						free.left() == 0);
+			}
+		}
+		if (failure != null) {
+			throw failure;
+		}
 	}
 
 	/**
@@ -286,49 +563,6 @@ public final class TopicConsumer implements Subscription {
 		logger.warn("Consumer of topic '{}' waited {} for another claim on bucket {} to settle; claiming anyway",
 				this.settings.topic(), wait, bucket);
 		return false;
-	}
-
-	/**
-	 * One claim of the fetch round on one bucket, its jobs started.
-	 * @return 0, or how long to wait when the rate limit stopped the round
-	 */
-	private long claimInto(FreeSlots free, int bucket) {
-		String token = this.tokenPrefix + this.tokens.incrementAndGet();
-		int wanted = free.left();
-		StartLimiter.Grant grant = null;
-		if (this.limiter != null) {
-			grant = this.limiter.acquire(wanted, token);
-			if (grant.permits() == 0) {
-				this.signals.moreHere(bucket);
-				return grant.retryAfterMillis();
-			}
-			wanted = grant.permits();
-		}
-		ClaimResult result;
-		try {
-			result = this.store.scripts()
-				.await(this.store.claim(bucket, this.settings.topic(), wanted, this.settings.lease().toMillis(), token,
-						this.settings.maxAttempts()), "claim jobs of topic " + this.settings.topic());
-		}
-		catch (RedeqException ex) {
-			// The permits stay used: the claim may have taken jobs before its reply
-			// was lost, and the limit must hold for those.
-			this.lostClaims.failed(bucket, token, ex);
-			throw ex;
-		}
-		if (grant != null) {
-			this.limiter.release(grant, result.jobs().size());
-		}
-		noteReady(bucket, result.remaining());
-		for (ClaimedJob job : result.jobs()) {
-			if (start(job, result.now())) {
-				free.handOverOne();
-			}
-		}
-		if (result.remaining() > 0) {
-			this.signals.moreIn(bucket, free.left() == 0);
-		}
-		return 0;
 	}
 
 	private boolean start(ClaimedJob job, long redisNow) {
@@ -347,13 +581,15 @@ public final class TopicConsumer implements Subscription {
 	 * split as evenly as they go over the {@code buckets} it is about to migrate (at
 	 * least one slot per offer, so fewer offers than buckets when slots are few); nothing
 	 * while closing, paused, rate-limited (the limiter grants starts per claim) or with a
-	 * lost claim to hand back first, and nothing on a bucket where another claim of this
-	 * subscription is in flight ({@link ClaimGates}). Behind on a backlog, an offer still
-	 * fills its slots: where jobs wait READY the script claims them, oldest first, with
-	 * the due ones. Offers look {@link HandOffs#LOOK_AHEAD_MILLIS} ahead while the
-	 * handlers are quick and at least half the open slots are free
-	 * ({@link Workers#roomForEarlyJobs}), and only {@link HandOffs#LEAD_MILLIS}
-	 * otherwise: slots held by jobs not yet due must not leave due ones waiting READY.
+	 * lost claim to hand back first, nothing on a bucket where another claim of this
+	 * subscription is in flight ({@link ClaimGates}), and nothing on a bucket while
+	 * another bucket of the topic is believed to hold READY jobs (they come first).
+	 * Behind on a backlog, an offer still fills its slots: where jobs wait READY the
+	 * script claims them, oldest first, with the due ones. Offers look
+	 * {@link HandOffs#LOOK_AHEAD_MILLIS} ahead while the handlers are quick and at least
+	 * half the open slots are free ({@link Workers#roomForEarlyJobs}), and only
+	 * {@link HandOffs#LEAD_MILLIS} otherwise: slots held by jobs not yet due must not
+	 * leave due ones waiting READY.
 	 * @return per bucket, in the order given, this consumer's offer or {@code null}
 	 */
 	List<HandOffs.@Nullable Offer> offerSlots(int[] buckets) {
@@ -362,7 +598,10 @@ public final class TopicConsumer implements Subscription {
 		int open = 0;
 		if (mayClaimElsewhere()) {
 			for (int i = 0; i < buckets.length; i++) {
-				gated[i] = this.claimGates.tryEnter(buckets[i]);
+				// Not while another bucket is believed to hold READY jobs: those come
+				// before the jobs this migrate makes due, and the fetcher claims them.
+				gated[i] = this.signals.heads().bestHeadBesides(buckets[i]) == Double.POSITIVE_INFINITY
+						&& this.claimGates.tryEnter(buckets[i]);
 				open += (gated[i]) ? 1 : 0;
 			}
 		}
@@ -408,9 +647,16 @@ public final class TopicConsumer implements Subscription {
 	 * it jobs due within {@code leadMillis} (0: only due ones).
 	 */
 	private HandOffs.Offer offer(int bucket, int slots, long leadMillis, List<PendingCompletion> riding) {
+		return offer(bucket, slots, leadMillis, riding, Double.POSITIVE_INFINITY);
+	}
+
+	/** As above, taking READY jobs scored at most {@code maxScore} only. */
+	private HandOffs.Offer offer(int bucket, int slots, long leadMillis, List<PendingCompletion> riding,
+			double maxScore) {
 		return new HandOffs.Offer(this, bucket,
 				new SlotOffer(this.settings.topic(), slots, this.settings.lease().toMillis(),
-						this.tokenPrefix + this.tokens.incrementAndGet(), this.settings.maxAttempts(), leadMillis),
+						this.tokenPrefix + this.tokens.incrementAndGet(), this.settings.maxAttempts(), leadMillis,
+						maxScore),
 				riding);
 	}
 
@@ -546,9 +792,20 @@ public final class TopicConsumer implements Subscription {
 	/**
 	 * A completion claims in the same script into the slots free when it is sent, in a
 	 * bucket whose last claim left READY jobs: a consumer draining a backlog then runs
-	 * one script per round instead of a claim and a completion.
+	 * one script per round instead of a claim and a completion. It claims only jobs
+	 * scored within {@link #ORDER_SLACK} of the best head known elsewhere, and nothing
+	 * while another bucket's head is unknown: the fetcher compares the buckets then.
 	 */
 	private final class NextJobsAfterCompletion implements Acknowledgements.NextJobs {
+
+		/**
+		 * Per bucket, the signals it had when its last completion's claim was sent (one
+		 * at a time per bucket: the claim gate).
+		 */
+		private final AtomicLongArray signalsBefore = new AtomicLongArray(TopicConsumer.this.options.buckets());
+
+		/** Per bucket, the score bound of its last completion's claim, as raw bits. */
+		private final AtomicLongArray bounds = new AtomicLongArray(TopicConsumer.this.options.buckets());
 
 		@Override
 		public boolean mayClaimIn(int bucket) {
@@ -557,7 +814,12 @@ public final class TopicConsumer implements Subscription {
 
 		@Override
 		public HandOffs.@Nullable Offer offerFor(int bucket) {
-			if (!readyKnownIn(bucket) || !mayClaimElsewhere() || !TopicConsumer.this.claimGates.tryEnter(bucket)) {
+			if (!readyKnownIn(bucket) || !mayClaimElsewhere()) {
+				return null;
+			}
+			BucketHints heads = TopicConsumer.this.signals.heads();
+			double elsewhere = heads.bestHeadBesides(bucket);
+			if (elsewhere == Double.NEGATIVE_INFINITY || !TopicConsumer.this.claimGates.tryEnter(bucket)) {
 				return null;
 			}
 			int slots = TopicConsumer.this.workers.takeFreeSlotsNow();
@@ -565,8 +827,11 @@ public final class TopicConsumer implements Subscription {
 				TopicConsumer.this.claimGates.leave(bucket);
 				return null;
 			}
+			double bound = elsewhere + ORDER_SLACK;
+			this.signalsBefore.set(bucket, heads.signals(bucket));
+			this.bounds.set(bucket, Double.doubleToRawLongBits(bound));
 			// The completions this claim goes with are in its own script already.
-			return offer(bucket, slots, 0, List.of());
+			return offer(bucket, slots, 0, List.of(), bound);
 		}
 
 		@Override
@@ -576,11 +841,14 @@ public final class TopicConsumer implements Subscription {
 		}
 
 		@Override
-		public void claimed(int bucket, long remaining) {
-			noteReady(bucket, remaining);
-			if (remaining > 0) {
-				TopicConsumer.this.signals.moreHere(bucket);
-			}
+		public void claimed(int bucket, ClaimResult result) {
+			noteReady(bucket, result.remaining());
+			List<ClaimedJob> jobs = result.jobs();
+			double atLeast = jobs.isEmpty() ? Double.longBitsToDouble(this.bounds.get(bucket))
+					: jobs.get(jobs.size() - 1).readyScore();
+			TopicConsumer.this.signals.heads()
+				.learned(bucket, (result.remaining() > 0) ? atLeast : Double.POSITIVE_INFINITY,
+						this.signalsBefore.get(bucket));
 		}
 
 	}

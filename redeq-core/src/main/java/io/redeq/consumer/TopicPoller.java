@@ -2,6 +2,7 @@ package io.redeq.consumer;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -147,9 +148,14 @@ final class TopicPoller implements PolledDelivery.Settlement {
 			if (this.lostClaims.anyDue()) {
 				this.lostClaims.handBack().forEach(this.signals::moreHere);
 			}
-			Integer bucket;
-			while (this.open && (bucket = this.signals.nextBucket()) != null) {
-				Optional<PolledJob> job = claimOne(bucket, deadline);
+			// The hinted buckets, oldest hint first; the ones not tried are hinted again.
+			List<Integer> hinted = new ArrayList<>(this.signals.takeHinted());
+			for (int i = 0; i < hinted.size(); i++) {
+				int bucket = hinted.get(i);
+				Optional<PolledJob> job = this.open ? claimOne(bucket, deadline) : Optional.empty();
+				if (job.isPresent() || this.rateLimited || !this.open) {
+					hinted.subList(i + 1, hinted.size()).forEach(this.signals::moreHere);
+				}
 				if (job.isPresent()) {
 					return job;
 				}
@@ -188,6 +194,7 @@ final class TopicPoller implements PolledDelivery.Settlement {
 				return Optional.empty();
 			}
 		}
+		long signalsBefore = this.signals.heads().signals(bucket);
 		ClaimResult result;
 		try {
 			result = this.store.scripts()
@@ -201,9 +208,9 @@ final class TopicPoller implements PolledDelivery.Settlement {
 		if (grant != null) {
 			this.limiter.release(grant, result.jobs().size());
 		}
-		if (result.remaining() > 0) {
-			this.signals.moreIn(bucket, true);
-		}
+		double atLeast = result.jobs().isEmpty() ? Double.NEGATIVE_INFINITY
+				: result.jobs().get(result.jobs().size() - 1).readyScore();
+		this.signals.claimed(bucket, signalsBefore, result.remaining(), atLeast, true);
 		if (result.jobs().isEmpty()) {
 			return Optional.empty();
 		}

@@ -1,6 +1,7 @@
 package io.redeq.consumer;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -49,7 +50,7 @@ final class WorkSignals {
 
 	private final String signalKey;
 
-	private final BucketHints hints = new BucketHints();
+	private final BucketHints hints;
 
 	private final LocalWorkSignals local;
 
@@ -72,12 +73,19 @@ final class WorkSignals {
 		this.topic = topic;
 		this.signalKey = store.keys().signalKey(topic);
 		this.local = local;
+		this.hints = new BucketHints(options.buckets());
 		this.hints.addAll(options.buckets()); // on start, look everywhere once
 		local.join(topic, this);
 	}
 
-	@Nullable Integer nextBucket() {
-		return this.hints.poll();
+	/** Every bucket worth a claim, oldest hint first; none queued any more. */
+	List<Integer> takeHinted() {
+		return this.hints.pollAll();
+	}
+
+	/** What is known of the buckets' heads. */
+	BucketHints heads() {
+		return this.hints;
 	}
 
 	/** Any bucket may hold READY jobs (after a pause): try each once. */
@@ -106,12 +114,13 @@ final class WorkSignals {
 	}
 
 	/**
-	 * A claim left jobs behind in a bucket; {@code full} if this fetcher has no slot left
-	 * for them.
+	 * A claim sent when {@code bucket} had {@code signalsBefore} signals left
+	 * {@code remaining} jobs behind there, none scored below {@code atLeast};
+	 * {@code full} if this fetcher has no slot left for them.
 	 */
-	void moreIn(int bucket, boolean full) {
-		this.hints.add(bucket);
-		if (full && this.holdsSignal) {
+	void claimed(int bucket, long signalsBefore, long remaining, double atLeast, boolean full) {
+		this.hints.learned(bucket, (remaining > 0) ? atLeast : Double.POSITIVE_INFINITY, signalsBefore);
+		if (remaining > 0 && full && this.holdsSignal) {
 			this.holdsSignal = false;
 			this.store.signal(this.topic, bucket);
 		}

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 
+import io.lettuce.core.ScoredValue;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
@@ -133,10 +134,17 @@ public final class RedisJobStore {
 	 * little fast.
 	 */
 	private <T> CompletableFuture<T> runRemembered(LuaScript script, int bucket, String topic, String... rest) {
-		String[] args = new String[rest.length + 2];
+		return runRemembered(script, bucket, topic, rest, new String[0]);
+	}
+
+	/** As above, with {@code after} following the time to remember the request. */
+	private <T> CompletableFuture<T> runRemembered(LuaScript script, int bucket, String topic, String[] rest,
+			String[] after) {
+		String[] args = new String[rest.length + 2 + after.length];
 		args[0] = topic;
 		System.arraycopy(rest, 0, args, 1, rest.length);
-		args[args.length - 1] = Long.toString(requestMemoryMillis());
+		args[rest.length + 1] = Long.toString(requestMemoryMillis());
+		System.arraycopy(after, 0, args, rest.length + 2, after.length);
 		String[] topicKeys = this.keys.jobScriptKeys(bucket, List.of(topic));
 		String[] keys = Arrays.copyOf(topicKeys, topicKeys.length + 1);
 		keys[topicKeys.length] = this.keys.requestsKey(bucket);
@@ -519,9 +527,37 @@ public final class RedisJobStore {
 	 */
 	public CompletionStage<ClaimResult> claim(int bucket, String topic, int max, long leaseMillis, String token,
 			int maxAttempts) {
+		return claim(bucket, topic, max, leaseMillis, token, maxAttempts, Double.POSITIVE_INFINITY);
+	}
+
+	/**
+	 * As {@link #claim(int, String, int, long, String, int)}, taking only jobs whose
+	 * ready score (see {@link ClaimedJob#readyScore()}) is at most {@code maxScore}
+	 * ({@link Double#POSITIVE_INFINITY}: any).
+	 */
+	public CompletionStage<ClaimResult> claim(int bucket, String topic, int max, long leaseMillis, String token,
+			int maxAttempts, double maxScore) {
+		String[] bound = (maxScore == Double.POSITIVE_INFINITY) ? new String[0]
+				: new String[] { Double.toString(maxScore) };
 		CompletionStage<List<Object>> reply = runRemembered(Scripts.CLAIM, bucket, topic,
-				strings(max, leaseMillis, token, maxAttempts));
+				strings(max, leaseMillis, token, maxAttempts), bound);
 		return reply.thenApply((values) -> ClaimResult.fromReply(values, bucket, topic, token));
+	}
+
+	/**
+	 * Reads the ready-set scores of a topic's lowest {@code count} READY jobs in each of
+	 * {@code buckets}, one command per bucket, pipelined: what a consumer compares to
+	 * choose the buckets it claims from. A read, not a claim: the jobs may be gone by the
+	 * time it claims.
+	 * @return per bucket, in the order given, its scores lowest first
+	 */
+	public List<CompletionStage<double[]>> readyScores(String topic, List<Integer> buckets, int count) {
+		List<CompletionStage<double[]>> replies = new ArrayList<>(buckets.size());
+		for (int bucket : buckets) {
+			replies.add(commands().zrangeWithScores(this.keys.readyKey(bucket, topic), 0, count - 1)
+				.thenApply((entries) -> entries.stream().mapToDouble(ScoredValue::getScore).toArray()));
+		}
+		return replies;
 	}
 
 	/**
@@ -565,8 +601,13 @@ public final class RedisJobStore {
 			args.add("0");
 		}
 		else {
-			args.addAll(List.of("6", claim.topic(), Integer.toString(claim.slots()), Long.toString(claim.leaseMillis()),
-					claim.token(), Integer.toString(claim.maxAttempts()), Long.toString(requestMemoryMillis())));
+			boolean bounded = claim.maxScore() != Double.POSITIVE_INFINITY;
+			args.addAll(List.of(bounded ? "7" : "6", claim.topic(), Integer.toString(claim.slots()),
+					Long.toString(claim.leaseMillis()), claim.token(), Integer.toString(claim.maxAttempts()),
+					Long.toString(requestMemoryMillis())));
+			if (bounded) {
+				args.add(Double.toString(claim.maxScore()));
+			}
 		}
 		for (ClaimedJob job : jobs) {
 			args.add(job.jobKey());

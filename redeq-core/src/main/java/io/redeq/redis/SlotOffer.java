@@ -13,8 +13,12 @@ package io.redeq.redis;
  * @param token a claim token never used before
  * @param maxAttempts the subscription's attempts per job
  * @param leadMillis how long before their due time jobs may be handed over, 0 for never
+ * @param maxScore the highest ready score (see {@link ClaimedJob#readyScore()}) a
+ * completion's claim may take, {@link Double#POSITIVE_INFINITY} for any: the consumer
+ * knows a better head in another bucket of the topic
  */
-public record SlotOffer(String topic, int slots, long leaseMillis, String token, int maxAttempts, long leadMillis) {
+public record SlotOffer(String topic, int slots, long leaseMillis, String token, int maxAttempts, long leadMillis,
+		double maxScore) {
 
 	public SlotOffer {
 		if (slots < 1) {
@@ -23,6 +27,15 @@ public record SlotOffer(String topic, int slots, long leaseMillis, String token,
 		if (leadMillis < 0) {
 			throw new IllegalArgumentException("An offer's lead cannot be negative, but got " + leadMillis);
 		}
+		if (Double.isNaN(maxScore) || maxScore == Double.NEGATIVE_INFINITY) {
+			throw new IllegalArgumentException(
+					"An offer's score bound must be a number or +Infinity, but got " + maxScore);
+		}
+	}
+
+	/** An offer that may take any READY job of its bucket. */
+	public SlotOffer(String topic, int slots, long leaseMillis, String token, int maxAttempts, long leadMillis) {
+		this(topic, slots, leaseMillis, token, maxAttempts, leadMillis, Double.POSITIVE_INFINITY);
 	}
 
 	/** An offer of due jobs only. */

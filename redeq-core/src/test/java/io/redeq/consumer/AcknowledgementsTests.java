@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 
 import io.redeq.RedeqException;
 import io.redeq.RedeqUnavailableException;
+import io.redeq.redis.ClaimResult;
 import io.redeq.redis.ClaimedJob;
 import io.redeq.redis.CompletionReply;
 import io.redeq.redis.SlotOffer;
@@ -321,7 +322,7 @@ class AcknowledgementsTests {
 		}
 
 		@Override
-		public void claimed(int bucket, long remaining) {
+		public void claimed(int bucket, ClaimResult result) {
 		}
 
 	}

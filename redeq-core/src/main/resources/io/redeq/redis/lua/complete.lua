@@ -6,8 +6,9 @@
 -- two while a consumer drains a backlog.
 -- KEYS: the bucket keys with the ready and dead keys of the jobs' topics (see prelude), then, when
 --   it claims, the requests key
--- ARGV[1] topics, ARGV[2] 0, or 6 and then the claim's topic (declared), n, lease ms, claim token,
---   max attempts, ms to remember the token (see lib/claiming.lua); then pairs: jobKey, claim token
+-- ARGV[1] topics, ARGV[2] 0, or 6 or 7 and then the claim's topic (declared), n, lease ms, claim
+--   token, max attempts, ms to remember the token (see lib/claiming.lua) and, with 7, the highest
+--   ready score to claim ('' none); then pairs: jobKey, claim token
 --   (at most 500 pairs)
 -- Returns: per pair 1 if completed, 0 if the claim was no longer ours; when it claims, then now,
 --   READY jobs of the topic left in this bucket, and per claimed job the 7 values of deliver
@@ -17,6 +18,11 @@ local job_keys, tokens = {}, {}
 for i = 3 + claim_args, #ARGV, 2 do
   job_keys[#job_keys + 1] = ARGV[i]
   tokens[#tokens + 1] = ARGV[i + 1]
+end
+local bound = nil
+if claim_args > 6 then bound = score_bound(ARGV[9]) end
+if bound == false then
+  return redis.error_reply('ERR redeq complete: a claim\'s score bound must be a number, but got ' .. tostring(ARGV[9]))
 end
 local done, failed_before = finish(out, job_keys, tokens)
 local broken = {}
@@ -32,7 +38,7 @@ if claim_args > 0 then
   out[left_at] = 0
   local left
   left, broken = claim_ready(out, KEYS[#KEYS], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6],
-    tonumber(ARGV[7]), keep, now)
+    tonumber(ARGV[7]), keep, now, bound)
   out[left_at] = left
 end
 flush_counts()

@@ -1,16 +1,26 @@
+-- A claim's score bound as sent: nil for none ('' or absent), false when it is not a number. It
+-- stays text: Redis would turn a Lua number into 14 digits, too few for a score with priority.
+local function score_bound(arg)
+  if arg == nil or arg == '' then return nil end
+  if not tonumber(arg) then return false end
+  return arg
+end
+
 -- Claiming: up to n READY jobs of one topic from one bucket (lowest score first) go IN_FLIGHT
 -- under a lease in the same step, so no job is ever out of Redis's sight. A job whose attempts
 -- are used up (its last lease expired) goes to DEAD instead of being delivered again. A claim
 -- token is used once: a claim sent again with a token that already took jobs (Lettuce does that
 -- after reconnecting when the first run's reply was lost) takes nothing more and delivers the
 -- jobs still held under the token, as the first run left them (lib/requests.lua). max_attempts is the
--- subscription's; a job that set its own (lib/settings.lua) is held to that.
+-- subscription's; a job that set its own (lib/settings.lua) is held to that. max_score (nil: none)
+-- keeps the claim to jobs scored at most that: a consumer that knows a better head in another
+-- bucket of the topic leaves the worse jobs here for a later claim.
 -- Used by claim.lua, and by complete.lua when a consumer completes and claims in one call.
 -- Appends the 7 values of deliver per job to `out`. Returns the READY jobs of the topic left in
 -- the bucket, and the keys of READY entries that had no record: the caller removes their attempt
 -- and error with its other removals (one command per key, see the order rule in prelude.lua).
 -- The pop is the script's one removal from the ready set, which is not touched after it.
-local function claim_ready(out, requests, topic, n, lease, token, max_attempts, keep, now)
+local function claim_ready(out, requests, topic, n, lease, token, max_attempts, keep, now, max_score)
   local ready = ready_key(topic)
   local waiting = redis.call('ZCARD', ready)
   if not first_run(requests, token, now, waiting > 0) then
@@ -25,7 +35,14 @@ local function claim_ready(out, requests, topic, n, lease, token, max_attempts, 
   if waiting == 0 then
     return 0, {} -- nothing to pop, and the token was only looked up
   end
-  local popped = redis.call('ZPOPMIN', ready, n)
+  if max_score then
+    -- The jobs it may take are the lowest n scored at most the bound: ZPOPMIN pops the same ones.
+    n = #redis.call('ZRANGEBYSCORE', ready, '-inf', max_score, 'LIMIT', 0, n)
+  end
+  local popped = {}
+  if n > 0 then
+    popped = redis.call('ZPOPMIN', ready, n)
+  end
   -- The popped jobs' records and attempt records are read with one HMGET and the attempt records
   -- written with one HSET: a claim of many jobs pays per claim, not per job.
   local job_keys = {}
