@@ -132,7 +132,8 @@ class AclIntegrationTests {
 			assertThat(admin.jobs("mail", JobState.DELAYED, 0, 10)).isEmpty();
 			assertThat(admin.job("mail", "poison")).isPresent();
 			redeq.history().flush();
-			assertThat(redeq.history().lastMinutes("mail", 5).total(io.redeq.history.HistoryKind.DEAD)).isEqualTo(1);
+			assertThat(redeq.history().lastMinutes("mail", 5).total(io.redeq.internal.history.HistoryKind.DEAD))
+				.isEqualTo(1);
 			healed.set(true);
 			assertThat(admin.requeueDead("mail", "poison")).isTrue();
 			await().atMost(Duration.ofSeconds(10)).until(() -> deliveries.get("poison").get() == 3);

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import io.redeq.history.HistoryKind;
+import io.redeq.internal.history.HistoryKind;
 import io.redeq.test.RedisCluster;
 
 import static org.assertj.core.api.Assertions.assertThat;

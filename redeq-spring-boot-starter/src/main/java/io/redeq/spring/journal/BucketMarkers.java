@@ -9,7 +9,7 @@ import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
 
-import io.redeq.redis.KeySpace;
+import io.redeq.internal.redis.KeySpace;
 
 /**
  * The journal's markers as one string key per bucket, {@code <bucket tag>:journal}, in

@@ -22,8 +22,8 @@ import io.redeq.Job;
  * meanwhile the old version ends, and its outcome, named only by topic and id, would
  * finish the row of the new version, which would then never be sent. With versions, the
  * engine stores the version with the job and names it with each step of a delivery
- * ({@link io.redeq.consumer.VersionedLifecycleListener}); the writer applies a step only
- * to a row of the same version.
+ * ({@link io.redeq.internal.consumer.VersionedLifecycleListener}); the writer applies a
+ * step only to a row of the same version.
  *
  * <p>
  * The version of a job the outbox wrote (or the relay or the recovery sends) is the one

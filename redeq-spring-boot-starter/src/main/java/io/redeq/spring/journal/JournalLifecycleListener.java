@@ -7,7 +7,7 @@ import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
 import io.redeq.Delivery;
-import io.redeq.consumer.VersionedLifecycleListener;
+import io.redeq.internal.consumer.VersionedLifecycleListener;
 
 /**
  * Journals the start of each attempt and what became of it, for the version of the job

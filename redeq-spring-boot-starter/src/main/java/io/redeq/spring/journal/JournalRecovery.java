@@ -27,7 +27,7 @@ import io.redeq.Job;
 import io.redeq.JobInfo;
 import io.redeq.Recurring;
 import io.redeq.RedeqClient;
-import io.redeq.schedule.JobRestorer;
+import io.redeq.internal.schedule.JobRestorer;
 import io.redeq.spring.journal.RedisMarker.State;
 
 /**

@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
 import io.redeq.DeadJob;
 import io.redeq.JobState;
 import io.redeq.RedeqAdmin;
-import io.redeq.admin.QueueAdmin;
+import io.redeq.internal.admin.QueueAdmin;
 
 /**
  * The engine's admin, with {@link RedeqAdmin#recoverFromJournal()} answered by the

@@ -12,7 +12,7 @@ import tools.jackson.databind.ObjectMapper;
 
 import io.redeq.Duplicate;
 import io.redeq.Job;
-import io.redeq.schedule.AcceptedJob;
+import io.redeq.internal.schedule.AcceptedJob;
 
 /**
  * A job as the journal holds it: what it takes to send it to Redis again as it was

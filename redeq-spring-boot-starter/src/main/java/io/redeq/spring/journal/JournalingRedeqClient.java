@@ -8,9 +8,9 @@ import java.util.Objects;
 import io.redeq.JobInfo;
 import io.redeq.JobState;
 import io.redeq.RedeqClient;
-import io.redeq.schedule.AcceptedJob;
-import io.redeq.schedule.CancelledJobs;
-import io.redeq.schedule.JobScheduler;
+import io.redeq.internal.schedule.AcceptedJob;
+import io.redeq.internal.schedule.CancelledJobs;
+import io.redeq.internal.schedule.JobScheduler;
 import io.redeq.spring.internal.BlockingRedeqClient;
 
 /**
@@ -70,8 +70,8 @@ final class JournalingRedeqClient extends BlockingRedeqClient {
 
 	/**
 	 * Journals a job the engine sent, as Redis now holds it: called by the engine (see
-	 * {@link io.redeq.schedule.JournalHooks#onAccepted}) when Redis answered, on the
-	 * thread that read the answer. A job Redis kept ({@link io.redeq.Duplicate#KEEP}
+	 * {@link io.redeq.internal.schedule.JournalHooks#onAccepted}) when Redis answered, on
+	 * the thread that read the answer. A job Redis kept ({@link io.redeq.Duplicate#KEEP}
 	 * found one under its id) is not journaled: the row of the job Redis holds stays as
 	 * it is, and an outbox row of this call stays unsent until the relay sends it, which
 	 * Redis then keeps again and the relay marks sent.

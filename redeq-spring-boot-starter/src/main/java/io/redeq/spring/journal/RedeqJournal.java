@@ -20,8 +20,8 @@ import org.springframework.context.SmartLifecycle;
 
 import io.redeq.Recurring;
 import io.redeq.RedeqClient;
-import io.redeq.schedule.JobRestorer;
-import io.redeq.schedule.JournalHooks;
+import io.redeq.internal.schedule.JobRestorer;
+import io.redeq.internal.schedule.JournalHooks;
 import io.redeq.spring.transaction.TransactionalOutbox;
 
 /**

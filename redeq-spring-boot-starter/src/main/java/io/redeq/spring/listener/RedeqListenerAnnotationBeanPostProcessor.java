@@ -32,8 +32,8 @@ import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.util.ReflectionUtils;
 
 import io.redeq.Delivery;
-import io.redeq.control.RateLimit;
 import io.redeq.internal.Validate;
+import io.redeq.internal.control.RateLimit;
 import io.redeq.spring.RedeqListener;
 
 /**

@@ -16,7 +16,7 @@ import org.springframework.context.SmartLifecycle;
 import io.redeq.Redeq;
 import io.redeq.Subscription;
 import io.redeq.SubscriptionOptions;
-import io.redeq.control.RateLimit;
+import io.redeq.internal.control.RateLimit;
 
 /**
  * Owns the subscriptions of every {@link io.redeq.spring.RedeqListener @RedeqListener}

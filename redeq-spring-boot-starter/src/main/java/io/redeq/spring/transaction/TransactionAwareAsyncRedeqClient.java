@@ -20,7 +20,7 @@ import io.redeq.JobInfo;
 import io.redeq.JobState;
 import io.redeq.RedeqClient;
 import io.redeq.internal.Validate;
-import io.redeq.schedule.JobIds;
+import io.redeq.internal.schedule.JobIds;
 
 /**
  * The transaction-aware decorator, written once for both views of a

@@ -18,7 +18,7 @@ import io.redeq.JobState;
 import io.redeq.PolledJob;
 import io.redeq.RedeqClient;
 import io.redeq.internal.Validate;
-import io.redeq.schedule.AsyncJobScheduler;
+import io.redeq.internal.schedule.AsyncJobScheduler;
 import io.redeq.spring.internal.BlockingRedeqClient;
 
 /**

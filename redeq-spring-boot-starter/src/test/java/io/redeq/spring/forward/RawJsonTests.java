@@ -3,7 +3,7 @@ package io.redeq.spring.forward;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
-import io.redeq.codec.JacksonPayloadCodec;
+import io.redeq.internal.codec.JacksonPayloadCodec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

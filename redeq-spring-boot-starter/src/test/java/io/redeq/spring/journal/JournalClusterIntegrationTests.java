@@ -20,7 +20,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import io.redeq.Job;
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
-import io.redeq.redis.KeySpace;
+import io.redeq.internal.redis.KeySpace;
 import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
 import io.redeq.spring.boot.autoconfigure.RedeqJournalAutoConfiguration;
 import io.redeq.test.PostgresServer;

@@ -51,7 +51,7 @@ import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
 import io.redeq.SubscriptionOptions;
 import io.redeq.TopicStats;
-import io.redeq.redis.KeySpace;
+import io.redeq.internal.redis.KeySpace;
 import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
 import io.redeq.spring.boot.autoconfigure.RedeqBuilderCustomizer;
 import io.redeq.spring.boot.autoconfigure.RedeqJournalAutoConfiguration;

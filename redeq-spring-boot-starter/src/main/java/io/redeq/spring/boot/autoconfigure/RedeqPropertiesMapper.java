@@ -15,8 +15,8 @@ import io.redeq.Backoff;
 import io.redeq.Recurring;
 import io.redeq.RedeqOptions;
 import io.redeq.SubscriptionOptions;
-import io.redeq.control.RateLimit;
 import io.redeq.internal.InvalidValueException;
+import io.redeq.internal.control.RateLimit;
 import io.redeq.spring.journal.JournalSettings;
 
 /**

@@ -11,7 +11,7 @@ import io.redeq.JobState;
 import io.redeq.JobView;
 import io.redeq.Redeq;
 import io.redeq.TopicStats;
-import io.redeq.history.JobHistory;
+import io.redeq.internal.history.JobHistory;
 
 /**
  * One topic: its counts as tabs, its history, a search by id, and a page of its jobs in
