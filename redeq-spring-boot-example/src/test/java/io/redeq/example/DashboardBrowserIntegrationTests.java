@@ -41,7 +41,7 @@ import io.redeq.JobState;
 import io.redeq.JobView;
 import io.redeq.Redeq;
 import io.redeq.RedeqAdmin;
-import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
+import io.redeq.spring.internal.listener.RedeqListenerEndpointRegistry;
 import io.redeq.test.ChromiumBinaries;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;

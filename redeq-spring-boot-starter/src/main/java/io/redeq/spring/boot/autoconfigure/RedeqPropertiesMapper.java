@@ -17,7 +17,7 @@ import io.redeq.RedeqOptions;
 import io.redeq.SubscriptionOptions;
 import io.redeq.internal.InvalidValueException;
 import io.redeq.internal.control.RateLimit;
-import io.redeq.spring.journal.JournalSettings;
+import io.redeq.spring.internal.journal.JournalSettings;
 
 /**
  * Turns {@link RedeqProperties} into the core's {@link RedeqOptions} and
