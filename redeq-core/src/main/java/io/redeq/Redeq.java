@@ -24,6 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.ObjectMapper;
 
+import io.redeq.internal.EngineAccess;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.Validate;
 import io.redeq.internal.admin.QueueAdmin;
@@ -351,13 +352,33 @@ public final class Redeq implements AutoCloseable {
 		return this.client;
 	}
 
+	static {
+		EngineAccess.install(new EngineAccess.Accessor() {
+
+			@Override
+			public JobHistory history(Redeq redeq) {
+				return redeq.history;
+			}
+
+			@Override
+			public JobRestorer restorer(Redeq redeq) {
+				return redeq.restorer();
+			}
+
+			@Override
+			public JournalHooks journalHooks(Redeq redeq) {
+				return redeq.journalHooks();
+			}
+
+		});
+	}
+
 	/**
-	 * Internal, no part of the public API (it may change): schedules jobs restored from
-	 * elsewhere with the attempts they already used. The starter's journal recovery sends
-	 * the jobs Redis lost through it.
+	 * Schedules jobs restored from elsewhere with the attempts they already used. The
+	 * starter's journal recovery reaches it through {@link EngineAccess}.
 	 * @return the restorer
 	 */
-	public JobRestorer restorer() {
+	JobRestorer restorer() {
 		JobScheduler scheduler = this.client;
 		return new JobRestorer() {
 
@@ -375,11 +396,11 @@ public final class Redeq implements AutoCloseable {
 	}
 
 	/**
-	 * Internal, no part of the public API (it may change): what the starter's journal
-	 * needs from scheduling, so that its rows hold what Redis holds.
+	 * What the starter's journal needs from scheduling, so that its rows hold what Redis
+	 * holds; reached through {@link EngineAccess}.
 	 * @return the hooks
 	 */
-	public JournalHooks journalHooks() {
+	JournalHooks journalHooks() {
 		return this.client.journalHooks();
 	}
 
@@ -439,10 +460,10 @@ public final class Redeq implements AutoCloseable {
 	/**
 	 * The job history all instances of this prefix share: per topic, jobs scheduled,
 	 * completed, retried and dead per minute for a day and per hour for a month. What the
-	 * dashboard draws; its types live in an internal package and may change.
+	 * dashboard draws.
 	 * @return the history
 	 */
-	public JobHistory history() {
+	public RedeqHistory history() {
 		return this.history;
 	}
 

@@ -4,7 +4,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,6 +19,10 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.redeq.HistoryKind;
+import io.redeq.HistorySeries;
+import io.redeq.LatenessSeries;
+import io.redeq.RedeqHistory;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.LogOnce;
 import io.redeq.internal.redis.HistoryMax;
@@ -49,7 +55,7 @@ import io.redeq.internal.redis.ScriptRunner;
  * <p>
  * Decorates the engine's other {@link JobEvents} (metrics), passing every event on.
  */
-public final class JobHistory implements JobEvents {
+public final class JobHistory implements JobEvents, RedeqHistory {
 
 	/** How often an instance adds its counts to Redis. */
 	public static final Duration FLUSH_INTERVAL = Duration.ofSeconds(5);
@@ -195,8 +201,8 @@ public final class JobHistory implements JobEvents {
 				if (count == 0) {
 					continue;
 				}
-				String minutes = this.keys.historyKey(topic, kind.key(), 'm', hour);
-				String hours = this.keys.historyKey(topic, kind.key(), 'h', day);
+				String minutes = this.keys.historyKey(topic, key(kind), 'm', hour);
+				String hours = this.keys.historyKey(topic, key(kind), 'h', day);
 				replies.add(commands.hincrby(minutes, minuteField, count));
 				replies.add(commands.pexpire(minutes, minutesExpireAt - now));
 				replies.add(commands.hincrby(hours, hourField, count));
@@ -237,6 +243,7 @@ public final class JobHistory implements JobEvents {
 	 * A topic's counts per minute over the last {@code minutes} minutes, the current
 	 * (partial) minute last; at most a day.
 	 */
+	@Override
 	public HistorySeries lastMinutes(String topic, int minutes) {
 		return read(topic, Math.min(minutes, (int) (MINUTES_KEPT.toMillis() / MINUTE)), MINUTE, HOUR, 'm');
 	}
@@ -245,6 +252,7 @@ public final class JobHistory implements JobEvents {
 	 * A topic's counts per hour over the last {@code hours} hours, the current (partial)
 	 * hour last; at most 31 days.
 	 */
+	@Override
 	public HistorySeries lastHours(String topic, int hours) {
 		return read(topic, Math.min(hours, (int) (HOURS_KEPT.toMillis() / HOUR)), HOUR, DAY, 'h');
 	}
@@ -253,6 +261,7 @@ public final class JobHistory implements JobEvents {
 	 * How late a topic's jobs started per minute over the last {@code minutes} minutes,
 	 * the current (partial) minute last; at most a day.
 	 */
+	@Override
 	public LatenessSeries latenessLastMinutes(String topic, int minutes) {
 		return readLateness(topic, Math.min(minutes, (int) (MINUTES_KEPT.toMillis() / MINUTE)), MINUTE, HOUR, 'm');
 	}
@@ -261,6 +270,7 @@ public final class JobHistory implements JobEvents {
 	 * How late a topic's jobs started per hour over the last {@code hours} hours, the
 	 * current (partial) hour last; at most 31 days.
 	 */
+	@Override
 	public LatenessSeries latenessLastHours(String topic, int hours) {
 		return readLateness(topic, Math.min(hours, (int) (HOURS_KEPT.toMillis() / HOUR)), HOUR, DAY, 'h');
 	}
@@ -283,16 +293,21 @@ public final class JobHistory implements JobEvents {
 	private HistorySeries read(String topic, int periods, long step, long perHash, char resolution) {
 		long last = this.clock.millis() / step;
 		long first = last - periods + 1;
-		HistorySeries series = HistorySeries.empty(topic, Instant.ofEpochMilli(first * step), Duration.ofMillis(step),
-				periods);
+		Map<HistoryKind, long[]> counts = new EnumMap<>(HistoryKind.class);
 		List<String> kinds = new ArrayList<>();
 		long[][] values = new long[HistoryKind.values().length][];
 		for (HistoryKind kind : HistoryKind.values()) {
-			kinds.add(kind.key());
-			values[kind.ordinal()] = series.of(kind);
+			kinds.add(key(kind));
+			values[kind.ordinal()] = new long[periods];
+			counts.put(kind, values[kind.ordinal()]);
 		}
 		readInto(topic, kinds, values, first, last, step, perHash, resolution);
-		return series;
+		return new HistorySeries(topic, Instant.ofEpochMilli(first * step), Duration.ofMillis(step), counts);
+	}
+
+	/** The kind's name in the history's key names. */
+	static String key(HistoryKind kind) {
+		return kind.name().toLowerCase(Locale.ROOT);
 	}
 
 	/**

@@ -16,9 +16,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import io.redeq.HistoryKind;
+import io.redeq.HistorySeries;
 import io.redeq.Job;
+import io.redeq.LatenessSeries;
 import io.redeq.Redeq;
 import io.redeq.SubscriptionOptions;
+import io.redeq.internal.EngineAccess;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.redis.KeySpace;
 import io.redeq.internal.redis.RedisConnections;
@@ -81,7 +85,7 @@ class JobHistoryIntegrationTests {
 			await().atMost(Duration.ofSeconds(20)).until(() -> redeq.admin().stats("mail").dead() == 1);
 			// The dead event follows the bury's reply; flush until it is in.
 			await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
-				redeq.history().flush();
+				EngineAccess.history(redeq).flush();
 				HistorySeries series = redeq.history().lastMinutes("mail", 10);
 				assertThat(series.total(HistoryKind.SCHEDULED)).isEqualTo(3);
 				assertThat(series.total(HistoryKind.COMPLETED)).isEqualTo(2);
@@ -135,7 +139,7 @@ class JobHistoryIntegrationTests {
 			redeq.subscribe("late", String.class, (text, delivery) -> {
 			});
 			await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-				redeq.history().flush();
+				EngineAccess.history(redeq).flush();
 				LatenessSeries lateness = redeq.history().latenessLastMinutes("late", 10);
 				assertThat(lateness.totalStarts()).isEqualTo(2);
 				assertThat(lateness.peakMillis()).isBetween(30_000L, 90_000L);

@@ -31,6 +31,7 @@ import io.redeq.JobLifecycleListener;
 import io.redeq.Redeq;
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
+import io.redeq.internal.EngineAccess;
 import io.redeq.spring.internal.journal.BucketMarkers;
 import io.redeq.spring.internal.journal.JournalDialect;
 import io.redeq.spring.internal.journal.JournalMeterBinder;
@@ -116,8 +117,8 @@ public final class RedeqJournalAutoConfiguration {
 		ObjectMapper mapper = PayloadMapperLookup.payloadMapper(jsonMapper, objectMapper);
 		// The redeq.recurring.* jobs, declared again after Redis lost the buckets holding
 		// them (the engine declares them at startup only).
-		return new RedeqJournal(dataSource, dialect, settings, writer, redeq.client(), redeq.restorer(),
-				redeq.journalHooks(), markers, mapper, RedeqPropertiesMapper.recurring(properties, mapper),
+		return new RedeqJournal(dataSource, dialect, settings, writer, redeq.client(), EngineAccess.restorer(redeq),
+				EngineAccess.journalHooks(redeq), markers, mapper, RedeqPropertiesMapper.recurring(properties, mapper),
 				Clock.systemUTC(), PHASE);
 	}
 

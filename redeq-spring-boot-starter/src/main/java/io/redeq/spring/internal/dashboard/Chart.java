@@ -8,8 +8,8 @@ import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
 
-import io.redeq.internal.history.HistoryKind;
-import io.redeq.internal.history.HistorySeries;
+import io.redeq.HistoryKind;
+import io.redeq.HistorySeries;
 
 /**
  * A throughput chart drawn as inline SVG (the {@code chart} and {@code svg} partials)

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
-import io.redeq.internal.history.LatenessSeries;
+import io.redeq.LatenessSeries;
 
 /**
  * How late jobs started, drawn like the throughput {@link Chart} (inline SVG, same scale

@@ -10,8 +10,8 @@ import org.jspecify.annotations.Nullable;
 import io.redeq.JobState;
 import io.redeq.JobView;
 import io.redeq.Redeq;
+import io.redeq.RedeqHistory;
 import io.redeq.TopicStats;
-import io.redeq.internal.history.JobHistory;
 
 /**
  * One topic: its counts as tabs, its history, a search by id, and a page of its jobs in
@@ -116,7 +116,7 @@ final class TopicPage {
 	}
 
 	private List<Chart.View> charts(String topic) {
-		JobHistory history = this.redeq.history();
+		RedeqHistory history = this.redeq.history();
 		return List.of(Chart.of(history.lastMinutes(topic, 60), 1).view("Last hour, per minute", "chart-hour"),
 				Chart.of(history.lastMinutes(topic, 24 * 60), 15).view("Last 24 hours, per 15 minutes", "chart-day"),
 				Chart.of(history.lastHours(topic, 30 * 24), 24).view("Last 30 days, per day", "chart-month"),

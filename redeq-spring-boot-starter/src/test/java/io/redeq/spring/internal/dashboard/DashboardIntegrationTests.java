@@ -52,6 +52,7 @@ import io.redeq.Redeq;
 import io.redeq.RedeqAdmin;
 import io.redeq.Subscription;
 import io.redeq.SubscriptionOptions;
+import io.redeq.internal.EngineAccess;
 import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
 import io.redeq.spring.boot.autoconfigure.dashboard.RedeqDashboardAutoConfiguration;
 import io.redeq.test.RedisServer;
@@ -164,11 +165,11 @@ class DashboardIntegrationTests {
 		redeq.client().schedule(Job.builder("late.a").payload("x").delay(Duration.ofHours(1)).build());
 		redeq.client().schedule(Job.builder("late.b").payload("x").delay(Duration.ofHours(1)).build());
 		// Starts recorded as the engine reports them, with lateness the test chooses.
-		redeq.history().started("late.a", Duration.ofMillis(1_000));
-		redeq.history().started("late.a", Duration.ofMillis(2_000));
-		redeq.history().started("late.a", Duration.ofMillis(6_000));
-		redeq.history().started("late.b", Duration.ofMillis(500));
-		redeq.history().flush();
+		EngineAccess.history(redeq).started("late.a", Duration.ofMillis(1_000));
+		EngineAccess.history(redeq).started("late.a", Duration.ofMillis(2_000));
+		EngineAccess.history(redeq).started("late.a", Duration.ofMillis(6_000));
+		EngineAccess.history(redeq).started("late.b", Duration.ofMillis(500));
+		EngineAccess.history(redeq).flush();
 
 		// The engine's own 5 s flush may take some of the figures beside the test's: wait
 		// until both have landed.

@@ -1,8 +1,7 @@
-package io.redeq.internal.history;
+package io.redeq;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.EnumMap;
 import java.util.Map;
 
 /**
@@ -32,14 +31,6 @@ public record HistorySeries(String topic, Instant start, Duration step, Map<Hist
 			total += count;
 		}
 		return total;
-	}
-
-	static HistorySeries empty(String topic, Instant start, Duration step, int size) {
-		Map<HistoryKind, long[]> counts = new EnumMap<>(HistoryKind.class);
-		for (HistoryKind kind : HistoryKind.values()) {
-			counts.put(kind, new long[size]);
-		}
-		return new HistorySeries(topic, start, step, counts);
 	}
 
 }

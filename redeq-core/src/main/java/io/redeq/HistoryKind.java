@@ -1,8 +1,10 @@
-package io.redeq.internal.history;
+package io.redeq;
 
-import java.util.Locale;
-
-/** What the history counts; the lower-case name is part of the history's key names. */
+/**
+ * What the job history counts per topic and period.
+ *
+ * @see RedeqHistory
+ */
 public enum HistoryKind {
 
 	/** Jobs written by a schedule call. */
@@ -15,11 +17,6 @@ public enum HistoryKind {
 	RETRIED,
 
 	/** Jobs a handler gave up on (attempts used up, payload unreadable). */
-	DEAD;
-
-	/** The name in key names. */
-	public String key() {
-		return name().toLowerCase(Locale.ROOT);
-	}
+	DEAD
 
 }

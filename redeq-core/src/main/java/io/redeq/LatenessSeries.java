@@ -1,4 +1,4 @@
-package io.redeq.internal.history;
+package io.redeq;
 
 import java.time.Duration;
 import java.time.Instant;
