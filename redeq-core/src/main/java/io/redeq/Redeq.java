@@ -27,6 +27,7 @@ import tools.jackson.databind.ObjectMapper;
 import io.redeq.internal.EngineAccess;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.Validate;
+import io.redeq.internal.WakeUps;
 import io.redeq.internal.admin.QueueAdmin;
 import io.redeq.internal.codec.JacksonPayloadCodec;
 import io.redeq.internal.codec.PayloadCodec;
@@ -58,7 +59,6 @@ import io.redeq.internal.schedule.AsyncJobScheduler;
 import io.redeq.internal.schedule.JobRestorer;
 import io.redeq.internal.schedule.JobScheduler;
 import io.redeq.internal.schedule.JournalHooks;
-import io.redeq.internal.schedule.WakeUps;
 
 // Over 300 lines: the public API makes this one class the whole entry point (client,
 // admin, four subscribe overloads, snapshots, close) and the home of its Builder. The settings, their defaults and their rules are in RedeqOptions; the

@@ -6,11 +6,11 @@ import java.util.concurrent.ScheduledExecutorService;
 import io.redeq.JobLifecycleListener;
 import io.redeq.RedeqOptions;
 import io.redeq.internal.JobEvents;
+import io.redeq.internal.WakeUps;
 import io.redeq.internal.codec.PayloadCodec;
 import io.redeq.internal.control.TopicPauses;
 import io.redeq.internal.observation.ProcessObservations;
 import io.redeq.internal.redis.RedisJobStore;
-import io.redeq.internal.schedule.WakeUps;
 
 /**
  * What every subscription of one engine shares.

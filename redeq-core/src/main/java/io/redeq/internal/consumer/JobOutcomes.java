@@ -15,10 +15,10 @@ import io.redeq.JobLifecycleListener;
 import io.redeq.NotRetryableException;
 import io.redeq.RetryAfterException;
 import io.redeq.internal.JobEvents;
+import io.redeq.internal.WakeUps;
 import io.redeq.internal.redis.ClaimedJob;
 import io.redeq.internal.redis.RedisJobStore;
 import io.redeq.internal.redis.ScheduleOutcome;
-import io.redeq.internal.schedule.WakeUps;
 
 /**
  * Stores what became of a delivered job (completed, retried, dead), then tells metrics,

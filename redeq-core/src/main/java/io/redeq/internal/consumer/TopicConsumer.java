@@ -21,6 +21,7 @@ import io.redeq.RedeqException;
 import io.redeq.RedeqOptions;
 import io.redeq.Subscription;
 import io.redeq.internal.JobEvents;
+import io.redeq.internal.JobIds;
 import io.redeq.internal.LogOnce;
 import io.redeq.internal.control.StartLimiter;
 import io.redeq.internal.control.TopicPauses;
@@ -28,7 +29,6 @@ import io.redeq.internal.redis.ClaimResult;
 import io.redeq.internal.redis.ClaimedJob;
 import io.redeq.internal.redis.RedisJobStore;
 import io.redeq.internal.redis.SlotOffer;
-import io.redeq.internal.schedule.JobIds;
 
 // Over 300 lines: the fetch loop, the three ways of claiming (fetcher, hand-off,
 // completion) that share its slots and claim gates, the choice among buckets that keeps

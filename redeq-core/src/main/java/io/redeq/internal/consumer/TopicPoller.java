@@ -16,13 +16,13 @@ import io.redeq.Delivery;
 import io.redeq.PolledJob;
 import io.redeq.RedeqException;
 import io.redeq.internal.JobEvents;
+import io.redeq.internal.JobIds;
 import io.redeq.internal.codec.PayloadCodec;
 import io.redeq.internal.control.StartLimiter;
 import io.redeq.internal.control.TopicPauses;
 import io.redeq.internal.redis.ClaimResult;
 import io.redeq.internal.redis.ClaimedJob;
 import io.redeq.internal.redis.RedisJobStore;
-import io.redeq.internal.schedule.JobIds;
 
 /**
  * Pull consumption of one topic: {@link #poll(Duration)} claims one READY job under a

@@ -13,13 +13,13 @@ import io.redeq.InstanceInfo;
 import io.redeq.RedeqOptions;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.LogOnce;
+import io.redeq.internal.WakeUps;
 import io.redeq.internal.consumer.HandOffs;
 import io.redeq.internal.consumer.LocalWorkSignals;
 import io.redeq.internal.recurring.RecurringJobs;
 import io.redeq.internal.redis.BucketPeek;
 import io.redeq.internal.redis.MigrateResult;
 import io.redeq.internal.redis.RedisJobStore;
-import io.redeq.internal.schedule.WakeUps;
 
 /**
  * Moves due jobs from this instance's buckets to their topics' ready lists. One thread

@@ -12,12 +12,12 @@ import org.slf4j.LoggerFactory;
 
 import io.redeq.Recurring;
 import io.redeq.RecurringInfo;
+import io.redeq.internal.JobIds;
 import io.redeq.internal.LogOnce;
 import io.redeq.internal.Validate;
+import io.redeq.internal.WakeUps;
 import io.redeq.internal.redis.KeySpace;
 import io.redeq.internal.redis.RecurringStore;
-import io.redeq.internal.schedule.JobIds;
-import io.redeq.internal.schedule.WakeUps;
 
 /**
  * Declares, cancels, lists and refills recurring jobs. A recurring job lives in the

@@ -19,8 +19,8 @@ import io.redeq.Job;
 import io.redeq.JobInfo;
 import io.redeq.JobState;
 import io.redeq.RedeqClient;
+import io.redeq.internal.JobIds;
 import io.redeq.internal.Validate;
-import io.redeq.internal.schedule.JobIds;
 
 /**
  * The transaction-aware decorator, written once for both views of a

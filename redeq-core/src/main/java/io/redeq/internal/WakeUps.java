@@ -1,4 +1,4 @@
-package io.redeq.internal.schedule;
+package io.redeq.internal;
 
 /**
  * Where the scheduler reports that a bucket got a job earlier than any it had, so that

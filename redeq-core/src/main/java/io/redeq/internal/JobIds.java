@@ -1,4 +1,4 @@
-package io.redeq.internal.schedule;
+package io.redeq.internal;
 
 import java.util.concurrent.ThreadLocalRandom;
 
