@@ -1,5 +1,5 @@
 /**
- * redeq's actuator endpoint.
+ * redeq's actuator endpoint. Not API.
  */
 @NullMarked
 package io.redeq.spring.internal.endpoint;

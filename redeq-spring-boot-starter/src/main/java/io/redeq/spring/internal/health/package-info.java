@@ -1,5 +1,5 @@
 /**
- * redeq's Spring Boot health indicator.
+ * redeq's Spring Boot health indicator. Not API.
  */
 @NullMarked
 package io.redeq.spring.internal.health;
