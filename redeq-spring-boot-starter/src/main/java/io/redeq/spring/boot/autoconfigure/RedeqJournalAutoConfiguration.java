@@ -37,7 +37,6 @@ import io.redeq.spring.internal.journal.JournalDialect;
 import io.redeq.spring.internal.journal.JournalMeterBinder;
 import io.redeq.spring.internal.journal.JournalRedeqAdmin;
 import io.redeq.spring.internal.journal.JournalSchema;
-import io.redeq.spring.internal.journal.JournalSchemaInitializer;
 import io.redeq.spring.internal.journal.JournalSettings;
 import io.redeq.spring.internal.journal.JournalWriter;
 import io.redeq.spring.internal.journal.RedeqJournal;

@@ -4,11 +4,11 @@
  *
  * <p>
  * Configuration, not API. As in Spring Boot, the auto-configuration classes are public so
- * that an application can exclude one by name, and {@link RedeqProperties} and
- * {@link RedeqBuilderCustomizer} are public for binding and customising; their other
- * members may change in any version. The types a user programs against are in
- * {@code io.redeq} and {@code io.redeq.spring}; internals are under
- * {@code io.redeq.spring.internal}.
+ * that an application can exclude one by name, and {@link RedeqProperties},
+ * {@link RedeqBuilderCustomizer} and {@link JournalSchemaInitializer} are public for
+ * binding, customising and replacing; their other members may change in any version. The
+ * types a user programs against are in {@code io.redeq} and {@code io.redeq.spring};
+ * internals are under {@code io.redeq.spring.internal}.
  */
 @NullMarked
 package io.redeq.spring.boot.autoconfigure;

@@ -18,9 +18,9 @@ import org.springframework.util.StreamUtils;
 
 /**
  * The journal's table: its name, its scripts, and the check at startup that it is there
- * and current. {@link JournalSchemaInitializer} runs the scripts when asked; an
- * application whose migrations (Flyway, Liquibase) own the schema runs them there (see
- * docs/journal.md).
+ * and current. {@code JournalSchemaInitializer} (in the auto-configuration) runs the
+ * scripts when asked; an application whose migrations (Flyway, Liquibase) own the schema
+ * runs them there (see docs/journal.md).
  */
 public final class JournalSchema {
 

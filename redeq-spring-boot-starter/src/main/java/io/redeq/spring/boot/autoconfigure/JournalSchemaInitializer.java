@@ -1,4 +1,4 @@
-package io.redeq.spring.internal.journal;
+package io.redeq.spring.boot.autoconfigure;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,6 +15,9 @@ import org.springframework.boot.sql.init.DatabaseInitializationSettings;
 import org.springframework.core.io.ByteArrayResource;
 import org.springframework.core.io.Resource;
 import org.springframework.util.StreamUtils;
+
+import io.redeq.spring.internal.journal.JournalDialect;
+import io.redeq.spring.internal.journal.JournalSchema;
 
 /**
  * Creates or upgrades the journal's table through Spring Boot's own database
