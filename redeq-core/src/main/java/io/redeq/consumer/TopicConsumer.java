@@ -30,10 +30,12 @@ import io.redeq.redis.ClaimedJob;
 import io.redeq.redis.SlotOffer;
 import io.redeq.schedule.JobIds;
 
-// Over 300 lines: the fetch loop, the three ways of claiming (fetcher, hand-off,
+// Over 400 lines: the fetch loop, the three ways of claiming (fetcher, hand-off,
 // completion) that share its slots and claim gates, the choice among buckets that keeps
 // priority order across them, and the graceful close; what close gives back to READY is
-// HandBacks', what is known of each bucket's head is BucketHints'.
+// HandBacks', what is known of each bucket's head is BucketHints', and what it needs
+// from Redis is ConsumerStore's. The claim round (plan and claims) is the next part to
+// move out.
 /**
  * A subscription: one fetcher thread claims READY jobs of a topic only into free worker
  * slots (no local buffer, so nothing waits in memory when the instance dies), the topic's

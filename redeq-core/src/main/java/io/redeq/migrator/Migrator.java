@@ -24,6 +24,9 @@ import io.redeq.redis.MigrateResult;
 import io.redeq.redis.RedisJobStore;
 import io.redeq.schedule.WakeUps;
 
+// Over 400 lines: the loop's steps (ownership, sweep, the pipelined round with its
+// hand-offs, the plan each reply makes) and close; the plan itself is BucketOwnership's,
+// what it needs from Redis MigrationScripts'.
 /**
  * Moves due jobs from this instance's buckets to their topics' ready lists. One thread
  * per engine, started by {@link #start()}; until then it does nothing in Redis.
