@@ -12,10 +12,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.Ordered;
@@ -26,8 +22,6 @@ import io.redeq.Job;
 import io.redeq.JobState;
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
-import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
-import io.redeq.spring.boot.autoconfigure.RedeqJournalAutoConfiguration;
 import io.redeq.test.PostgresServer;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
@@ -69,15 +63,8 @@ class JournalBulkRemovalIntegrationTests {
 	}
 
 	private ApplicationContextRunner runner() {
-		return new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
-					DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
-					RedeqAutoConfiguration.class, RedeqJournalAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.host=" + this.redis.host(),
-					"spring.data.redis.port=" + this.redis.port(), "spring.datasource.url=" + postgres.jdbcUrl(),
-					"spring.datasource.username=" + PostgresServer.USER, "spring.datasource.password=",
-					"redeq.journal.enabled=true", "redeq.journal.initialize-schema=always",
-					"redeq.journal.relay-interval=1s", "redeq.consumer.enabled=false");
+		return PostgresJournalRunner.runner(this.redis, postgres, "redeq.journal.relay-interval=1s",
+				"redeq.consumer.enabled=false");
 	}
 
 	@Test

@@ -17,17 +17,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import io.redeq.Job;
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
-import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
-import io.redeq.spring.boot.autoconfigure.RedeqJournalAutoConfiguration;
 import io.redeq.spring.boot.autoconfigure.health.RedeqHealthContributorAutoConfiguration;
 import io.redeq.spring.journal.JournalScenarios.Runs;
 import io.redeq.test.PostgresServer;
@@ -69,16 +64,9 @@ class JournalRecoveryIntegrationTests {
 	}
 
 	private ApplicationContextRunner runner() {
-		return new ApplicationContextRunner()
-			.withConfiguration(
-					AutoConfigurations.of(DataRedisAutoConfiguration.class, DataSourceAutoConfiguration.class,
-							DataSourceTransactionManagerAutoConfiguration.class, RedeqAutoConfiguration.class,
-							RedeqJournalAutoConfiguration.class, RedeqHealthContributorAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.host=" + this.redis.host(),
-					"spring.data.redis.port=" + this.redis.port(), "spring.datasource.url=" + postgres.jdbcUrl(),
-					"spring.datasource.username=" + PostgresServer.USER, "spring.datasource.password=",
-					"redeq.journal.enabled=true", "redeq.journal.initialize-schema=always",
-					"redeq.journal.check-interval=1s", "redeq.consumer.poll-interval=100ms");
+		return PostgresJournalRunner
+			.runner(this.redis, postgres, "redeq.journal.check-interval=1s", "redeq.consumer.poll-interval=100ms")
+			.withConfiguration(AutoConfigurations.of(RedeqHealthContributorAutoConfiguration.class));
 	}
 
 	/**
