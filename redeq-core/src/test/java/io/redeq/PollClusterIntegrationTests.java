@@ -30,8 +30,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class PollClusterIntegrationTests {
 
-	private static RedisCluster cluster;
-
 	private static ClusterClients clients;
 
 	private static RedisClusterClient client;
@@ -40,8 +38,7 @@ class PollClusterIntegrationTests {
 
 	@BeforeAll
 	static void startCluster() {
-		cluster = new RedisCluster().start();
-		clients = new ClusterClients(cluster);
+		clients = new ClusterClients(new RedisCluster().start());
 		client = clients.create();
 	}
 

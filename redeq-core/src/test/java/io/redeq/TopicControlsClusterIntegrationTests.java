@@ -31,8 +31,6 @@ import static org.awaitility.Awaitility.await;
  */
 class TopicControlsClusterIntegrationTests {
 
-	private static RedisCluster cluster;
-
 	private static ClusterClients clients;
 
 	private static RedisClusterClient client;
@@ -41,8 +39,7 @@ class TopicControlsClusterIntegrationTests {
 
 	@BeforeAll
 	static void startCluster() {
-		cluster = new RedisCluster().start();
-		clients = new ClusterClients(cluster);
+		clients = new ClusterClients(new RedisCluster().start());
 		client = clients.create();
 	}
 
