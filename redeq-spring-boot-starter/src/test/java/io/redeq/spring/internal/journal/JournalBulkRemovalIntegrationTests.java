@@ -7,10 +7,8 @@ import java.util.List;
 import java.util.stream.IntStream;
 
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -22,7 +20,6 @@ import io.redeq.Job;
 import io.redeq.JobState;
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
-import io.redeq.test.PostgresServer;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
 
@@ -39,7 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @RedisTest
 class JournalBulkRemovalIntegrationTests {
 
-	private static PostgresServer postgres;
+	@RegisterExtension
+	static final PostgresJournal postgres = new PostgresJournal();
 
 	private final RedisServer redis;
 
@@ -47,24 +45,8 @@ class JournalBulkRemovalIntegrationTests {
 		this.redis = redis;
 	}
 
-	@BeforeAll
-	static void startPostgres() {
-		postgres = new PostgresServer().start();
-	}
-
-	@AfterAll
-	static void stopPostgres() {
-		postgres.close();
-	}
-
-	@BeforeEach
-	void emptyJournal() throws SQLException {
-		JournalScenarios.clearJournal(postgres.jdbcUrl(), PostgresServer.USER);
-	}
-
 	private ApplicationContextRunner runner() {
-		return PostgresJournalRunner.runner(this.redis, postgres, "redeq.journal.relay-interval=1s",
-				"redeq.consumer.enabled=false");
+		return postgres.runner(this.redis, "redeq.journal.relay-interval=1s", "redeq.consumer.enabled=false");
 	}
 
 	@Test

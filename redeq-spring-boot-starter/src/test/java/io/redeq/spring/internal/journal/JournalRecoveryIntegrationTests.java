@@ -2,7 +2,6 @@ package io.redeq.spring.internal.journal;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,10 +10,8 @@ import java.util.concurrent.CompletableFuture;
 import javax.sql.DataSource;
 
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -25,7 +22,6 @@ import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
 import io.redeq.spring.boot.autoconfigure.health.RedeqHealthContributorAutoConfiguration;
 import io.redeq.spring.internal.journal.JournalScenarios.Runs;
-import io.redeq.test.PostgresServer;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
 
@@ -40,7 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @RedisTest
 class JournalRecoveryIntegrationTests {
 
-	private static PostgresServer postgres;
+	@RegisterExtension
+	static final PostgresJournal postgres = new PostgresJournal();
 
 	private final RedisServer redis;
 
@@ -48,24 +45,8 @@ class JournalRecoveryIntegrationTests {
 		this.redis = redis;
 	}
 
-	@BeforeAll
-	static void startPostgres() {
-		postgres = new PostgresServer().start();
-	}
-
-	@AfterAll
-	static void stopPostgres() {
-		postgres.close();
-	}
-
-	@BeforeEach
-	void emptyJournal() throws SQLException {
-		JournalScenarios.clearJournal(postgres.jdbcUrl(), PostgresServer.USER);
-	}
-
 	private ApplicationContextRunner runner() {
-		return PostgresJournalRunner
-			.runner(this.redis, postgres, "redeq.journal.check-interval=1s", "redeq.consumer.poll-interval=100ms")
+		return postgres.runner(this.redis, "redeq.journal.check-interval=1s", "redeq.consumer.poll-interval=100ms")
 			.withConfiguration(AutoConfigurations.of(RedeqHealthContributorAutoConfiguration.class));
 	}
 
