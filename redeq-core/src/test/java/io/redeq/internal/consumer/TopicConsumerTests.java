@@ -47,6 +47,8 @@ import io.redeq.internal.redis.SlotOffer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+// Over 400 lines: its fake Redis (claims, ready sets, completions, renewals, hand-backs
+// and the signal list of one topic) is a third of it, kept here since no other test uses it.
 /**
  * A subscription on a fake Redis and a test clock: the fetcher claims READY jobs into
  * free slots and starts them in score order across buckets, tries a claim Redis refused

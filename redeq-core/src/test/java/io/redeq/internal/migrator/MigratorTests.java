@@ -35,6 +35,9 @@ import io.redeq.internal.redis.SlotOffer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+// Over 400 lines: its fake Redis (locks, the sweep's look, migrate rounds over each
+// bucket's due times) and wake channel are a third of it, kept here since no other test
+// uses them.
 /**
  * The migrator's loop, one pass at a time, on a fake Redis and a fake clock: it takes its
  * fair share of the buckets from its own offset and gives back what is beyond it, loses a
