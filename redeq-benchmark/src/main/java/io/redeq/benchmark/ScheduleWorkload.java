@@ -94,6 +94,9 @@ final class ScheduleWorkload {
 			this.harness.details("W1c", contender.name() + " mode=single", before, after, done);
 			this.harness.table.put(String.format(Locale.ROOT, CONCURRENT_ROW, threads), contender.name(), rate, "%,.0f",
 					rate);
+			if (contender.name().equals(RedeqContender.NAME)) {
+				new ScriptFloor(this.harness).runConcurrent(n, threads);
+			}
 			return stored == done && run.failed() == 0;
 		}
 	}

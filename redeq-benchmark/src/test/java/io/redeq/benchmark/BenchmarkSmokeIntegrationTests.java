@@ -69,7 +69,9 @@ class BenchmarkSmokeIntegrationTests {
 			.anyMatch((l) -> l.startsWith("RESULT workload=W1 mode=commands-floor system=redeq calls=2000 ")
 					&& l.contains(" calls_per_s="))
 			.anyMatch((l) -> l.startsWith("RESULT workload=W1 mode=batch-floor system=redeq jobs=2000 ")
-					&& l.contains(" jobs_per_s="));
+					&& l.contains(" jobs_per_s="))
+			.anyMatch((l) -> l.startsWith("RESULT workload=W1c mode=floor system=redeq calls=2000 threads=16 ")
+					&& l.contains(" calls_per_s="));
 		assertThat(lines)
 			.anyMatch((l) -> l.startsWith("| " + ScriptFloor.COMMANDS_ROW + " |")
 					&& l.matches(".*\\| [0-9.]+ \\| [0-9.]+ \\|$"))
@@ -77,7 +79,8 @@ class BenchmarkSmokeIntegrationTests {
 		assertThat(results.stream()
 			.filter((l) -> !l.startsWith("RESULT workload=W5 ") && !l.startsWith("RESULT workload=W1 mode=floor ")
 					&& !l.startsWith("RESULT workload=W1 mode=commands-floor ")
-					&& !l.startsWith("RESULT workload=W1 mode=batch-floor ")))
+					&& !l.startsWith("RESULT workload=W1 mode=batch-floor ")
+					&& !l.startsWith("RESULT workload=W1c mode=floor ")))
 			.hasSize(3 * 9 + 2)
 			.allMatch((l) -> l.contains(" missing=0 dup=0"), "missing=0 dup=0");
 		assertThat(lines).contains("| workload | textbook | Redisson | redeq | redeq/textbook | redeq/Redisson |")
