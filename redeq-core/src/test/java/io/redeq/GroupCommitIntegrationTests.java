@@ -31,11 +31,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Group commit of single {@code schedule} calls on a real redis-server: while a call for
- * a bucket is in flight, later calls for that bucket go together in its next script call,
- * and each caller still gets its own result or exception. One bucket, so every job shares
- * it; {@code CLIENT PAUSE WRITE} holds a call in flight for as long as a test needs, so
- * the calls made meanwhile are known to wait for the next one.
+ * Group commit of single {@code schedule} calls on a real redis-server: while two calls
+ * for a bucket are in flight, later calls for that bucket go together in its next script
+ * call, and each caller still gets its own result or exception. One bucket, so every job
+ * shares it; {@code CLIENT PAUSE WRITE} holds the calls in flight for as long as a test
+ * needs, so the calls made meanwhile are known to wait for the next one.
  */
 @RedisTest
 class GroupCommitIntegrationTests {
@@ -117,6 +117,7 @@ class GroupCommitIntegrationTests {
 		AsyncRedeqClient async = this.redeq.client().async();
 		pauseWrites();
 		CompletableFuture<String> first = async.schedule(job("order", "first"));
+		CompletableFuture<String> second = async.schedule(job("order", "second"));
 		List<CompletableFuture<String>> waiting = new ArrayList<>();
 		Instant base = Instant.now().plus(Duration.ofHours(1));
 		for (int i = 0; i < 50; i++) {
@@ -127,11 +128,12 @@ class GroupCommitIntegrationTests {
 		unpauseWrites();
 
 		assertThat(first.join()).isEqualTo("first");
+		assertThat(second.join()).isEqualTo("second");
 		for (int i = 0; i < waiting.size(); i++) {
 			assertThat(waiting.get(i).join()).isEqualTo("o-" + i);
 		}
-		// The paused call and one call for the fifty that waited behind it.
-		assertThat(CommandStats.scriptCalls(this.lettuce) - callsBefore).isEqualTo(2);
+		// The two paused calls and one call for the fifty that waited behind them.
+		assertThat(CommandStats.scriptCalls(this.lettuce) - callsBefore).isEqualTo(3);
 		for (int i = 0; i < waiting.size(); i++) {
 			JobInfo info = this.redeq.client().find("order", "o-" + i).orElseThrow();
 			assertThat(info.dueAt()).isEqualTo(base.plusSeconds(i).truncatedTo(ChronoUnit.MILLIS));
@@ -144,6 +146,7 @@ class GroupCommitIntegrationTests {
 		AsyncRedeqClient async = this.redeq.client().async();
 		pauseWrites();
 		CompletableFuture<String> inFlight = async.schedule(job("dup", "in-flight"));
+		CompletableFuture<String> alsoInFlight = async.schedule(job("dup", "also-in-flight"));
 		CompletableFuture<String> before = async.schedule(job("dup", "before"));
 		CompletableFuture<String> taken = async.schedule(reject("dup", "taken"));
 		CompletableFuture<String> twiceFirst = async.schedule(reject("dup", "twice"));
@@ -152,12 +155,13 @@ class GroupCommitIntegrationTests {
 		unpauseWrites();
 
 		assertThat(inFlight.join()).isEqualTo("in-flight");
+		assertThat(alsoInFlight.join()).isEqualTo("also-in-flight");
 		assertThat(before.join()).isEqualTo("before");
 		assertThat(twiceFirst.join()).isEqualTo("twice");
 		assertThat(after.join()).isEqualTo("after");
 		assertThat(failureOf(taken)).isInstanceOf(DuplicateJobException.class).hasMessageContaining("'taken'");
 		assertThat(failureOf(twiceSecond)).isInstanceOf(DuplicateJobException.class).hasMessageContaining("'twice'");
-		assertThat(this.redeq.admin().stats("dup").delayed()).isEqualTo(5);
+		assertThat(this.redeq.admin().stats("dup").delayed()).isEqualTo(6);
 	}
 
 	@Test
@@ -169,6 +173,7 @@ class GroupCommitIntegrationTests {
 		AsyncRedeqClient async = this.redeq.client().async();
 		pauseWrites();
 		CompletableFuture<String> inFlight = async.schedule(job("fine", "in-flight"));
+		CompletableFuture<String> alsoInFlight = async.schedule(job("fine", "also-in-flight"));
 		List<CompletableFuture<String>> sharing = new ArrayList<>();
 		for (int i = 0; i < 8; i++) {
 			sharing.add(async.schedule(job("fine", "sharing-" + i)));
@@ -178,6 +183,7 @@ class GroupCommitIntegrationTests {
 		unpauseWrites();
 
 		assertThat(inFlight.join()).isEqualTo("in-flight");
+		assertThat(alsoInFlight.join()).isEqualTo("also-in-flight");
 		for (CompletableFuture<String> call : sharing) {
 			assertThat(failureOf(call)).isInstanceOf(RedeqException.class).hasMessageContaining("WRONGTYPE");
 		}

@@ -9,12 +9,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Group commit of single schedule calls, bucket by bucket: while one call for a bucket is
- * in flight, later requests for that bucket wait and go together in the next call, sent
- * as soon as the one in flight answered. Nothing waits for a timer: a request for an idle
- * bucket is sent at once, so a lone caller sees no added latency, and under load the
- * calls carry as many requests as arrived during one round trip (at most
- * {@code maxPerCall}). Each request's caller gets its own result or failure.
+ * Group commit of single schedule calls, bucket by bucket: while {@code maxInFlight}
+ * calls for a bucket are in flight, later requests for that bucket wait and go together
+ * in the next call, sent as soon as one in flight answered. Nothing waits for a timer: a
+ * request for a bucket with fewer calls in flight is sent at once, so a lone caller sees
+ * no added latency, and under load the calls carry as many requests as arrived during a
+ * round trip (at most {@code maxPerCall}). Each request's caller gets its own result or
+ * failure.
  *
  * <p>
  * Requests of one bucket are sent in the order they arrived, and a call's outcomes come
@@ -32,22 +33,28 @@ final class GroupCommit<R, O, V> {
 
 	private final int maxPerCall;
 
+	private final int maxInFlight;
+
 	private final Sender<R, O> sender;
 
 	private final Finisher<R, O, V> finisher;
 
-	GroupCommit(int maxPerCall, Sender<R, O> sender, Finisher<R, O, V> finisher) {
+	GroupCommit(int maxPerCall, int maxInFlight, Sender<R, O> sender, Finisher<R, O, V> finisher) {
 		if (maxPerCall < 1) {
 			throw new IllegalArgumentException("Requests per call must be at least 1, was " + maxPerCall);
 		}
+		if (maxInFlight < 1) {
+			throw new IllegalArgumentException("Calls in flight per bucket must be at least 1, was " + maxInFlight);
+		}
 		this.maxPerCall = maxPerCall;
+		this.maxInFlight = maxInFlight;
 		this.sender = sender;
 		this.finisher = finisher;
 	}
 
 	/**
-	 * Sends a request now if its bucket has no call in flight, else with the bucket's
-	 * next call.
+	 * Sends a request now if its bucket has fewer than {@code maxInFlight} calls in
+	 * flight, else with the bucket's next call.
 	 * @param bucket the bucket
 	 * @param request the request
 	 * @return the caller's result
@@ -57,9 +64,9 @@ final class GroupCommit<R, O, V> {
 		Lane lane = this.lanes.computeIfAbsent(bucket, Lane::new);
 		boolean sendNow;
 		synchronized (lane) {
-			sendNow = !lane.busy;
+			sendNow = lane.inFlight < this.maxInFlight;
 			if (sendNow) {
-				lane.busy = true;
+				lane.inFlight++;
 			}
 			else {
 				lane.waiting.add(waiting);
@@ -146,12 +153,12 @@ final class GroupCommit<R, O, V> {
 		}
 	}
 
-	/** One bucket: whether a call is in flight, and what waits for the next. */
+	/** One bucket: its calls in flight, and what waits for the next. */
 	private final class Lane {
 
 		private final int bucket;
 
-		private boolean busy;
+		private int inFlight;
 
 		private List<Waiting<R, V>> waiting = new ArrayList<>();
 
@@ -160,12 +167,12 @@ final class GroupCommit<R, O, V> {
 		}
 
 		/**
-		 * The next call's requests, oldest first, or {@code null} (and the bucket idle)
-		 * when none waits.
+		 * The next call's requests, oldest first, taking the place of a call that
+		 * answered; or {@code null} (one call fewer in flight) when none waits.
 		 */
 		synchronized @Nullable List<Waiting<R, V>> next(int max) {
 			if (this.waiting.isEmpty()) {
-				this.busy = false;
+				this.inFlight--;
 				return null;
 			}
 			if (this.waiting.size() <= max) {

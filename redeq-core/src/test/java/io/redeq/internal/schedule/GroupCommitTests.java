@@ -18,7 +18,7 @@ class GroupCommitTests {
 
 	private final List<Call> calls = new ArrayList<>();
 
-	private final GroupCommit<String, String, String> groups = new GroupCommit<>(3, this::send,
+	private final GroupCommit<String, String, String> groups = new GroupCommit<>(3, 1, this::send,
 			new GroupCommit.Finisher<>() {
 
 				@Override
@@ -169,10 +169,47 @@ class GroupCommitTests {
 	}
 
 	@Test
-	void aLimitBelowOneIsRefused() {
+	void withTwoCallsAllowedInFlightTheSecondGoesAtOnceAndTheThirdWaits() {
+		GroupCommit<String, String, String> two = new GroupCommit<>(3, 2, this::send, new GroupCommit.Finisher<>() {
+
+			@Override
+			public String finish(int bucket, String request, String outcome) {
+				return request + "=" + outcome;
+			}
+
+			@Override
+			public Throwable failure(String request, Throwable failure) {
+				return failure;
+			}
+
+		});
+		CompletableFuture<String> a = two.submit(0, "a");
+		CompletableFuture<String> b = two.submit(0, "b");
+		CompletableFuture<String> c = two.submit(0, "c");
+		CompletableFuture<String> d = two.submit(0, "d");
+		assertThat(this.calls).extracting(Call::requests).containsExactly(List.of("a"), List.of("b"));
+		assertThat(two.waiting(0)).isEqualTo(2);
+
+		this.calls.get(1).answer("2");
+		assertThat(b.join()).isEqualTo("b=2");
+		assertThat(this.calls.get(2).requests).containsExactly("c", "d");
+		this.calls.get(0).answer("1");
+		this.calls.get(2).answer("3", "4");
+		assertThat(List.of(a, c, d)).extracting(CompletableFuture::join).containsExactly("a=1", "c=3", "d=4");
+		// Both calls answered and nothing waits: the next two go at once.
+		two.submit(0, "e");
+		two.submit(0, "f");
+		assertThat(this.calls).hasSize(5);
+	}
+
+	@Test
+	void limitsBelowOneAreRefused() {
 		assertThatExceptionOfType(IllegalArgumentException.class)
-			.isThrownBy(() -> new GroupCommit<String, String, String>(0, this::send, null))
+			.isThrownBy(() -> new GroupCommit<String, String, String>(0, 1, this::send, null))
 			.withMessageContaining("at least 1, was 0");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> new GroupCommit<String, String, String>(1, 0, this::send, null))
+			.withMessageContaining("in flight per bucket must be at least 1, was 0");
 	}
 
 	private CompletableFuture<List<String>> send(int bucket, List<String> requests) {
