@@ -3,6 +3,9 @@ package io.redeq.internal.migrator;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
+import java.util.function.IntConsumer;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
@@ -21,6 +24,9 @@ import io.redeq.internal.redis.BucketPeek;
 import io.redeq.internal.redis.MigrateResult;
 import io.redeq.internal.redis.RedisJobStore;
 
+// Over 400 lines: the loop's steps (ownership, sweep, the pipelined round with its
+// hand-offs, the plan each reply makes) and close; the plan itself is BucketOwnership's,
+// what it needs from Redis MigrationScripts'.
 /**
  * Moves due jobs from this instance's buckets to their topics' ready lists. One thread
  * per engine, started by {@link #start()}; until then it does nothing in Redis.
@@ -52,7 +58,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 
 	private static final long LEAD_NANOS = HandOffs.LEAD_MILLIS * 1_000_000L;
 
-	private final RedisJobStore store;
+	private final MigrationScripts store;
 
 	private final RedeqOptions options;
 
@@ -62,7 +68,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 
 	private final BucketOwnership ownership;
 
-	private final WakeChannel wakeChannel;
+	private final WakeHints wakeChannel;
 
 	private final LocalWorkSignals localSignals;
 
@@ -72,11 +78,14 @@ public final class Migrator implements WakeUps, AutoCloseable {
 
 	private final LogOnce failures = new LogOnce(logger);
 
-	private final RecurringJobs recurring;
+	private final CronRefills recurring;
 
 	private final InstanceDescriptions description;
 
 	private final Supplier<List<InstanceInfo.Listener>> listeners;
+
+	/** {@link System#nanoTime()}, or a test's clock: when a reply came in. */
+	private final LongSupplier nanoClock;
 
 	private volatile boolean running = true;
 
@@ -95,6 +104,21 @@ public final class Migrator implements WakeUps, AutoCloseable {
 	public Migrator(RedisJobStore store, RedeqOptions options, String instanceId, JobEvents events,
 			LocalWorkSignals localSignals, HandOffs handOffs, RecurringJobs recurring, InstanceDescriptions description,
 			Supplier<List<InstanceInfo.Listener>> listeners) {
+		this(MigrationScripts.of(store), (wake) -> new WakeChannel(store, options.buckets(), wake, options.proxyMode()),
+				options, instanceId, events, localSignals, handOffs, recurring::refill, description, listeners,
+				System::nanoTime);
+	}
+
+	/**
+	 * A migrator on the given ports: Redis and the wake channel, or a test's fakes.
+	 * @param wakeChannel the channel, given where a wake-up heard on it goes
+	 * @param nanoClock {@link System#nanoTime()}, or a test's clock, on which the
+	 * migrator plans its calls
+	 */
+	Migrator(MigrationScripts store, Function<IntConsumer, WakeHints> wakeChannel, RedeqOptions options,
+			String instanceId, JobEvents events, LocalWorkSignals localSignals, HandOffs handOffs,
+			CronRefills recurring, InstanceDescriptions description, Supplier<List<InstanceInfo.Listener>> listeners,
+			LongSupplier nanoClock) {
 		this.handOffs = handOffs;
 		this.description = description;
 		this.listeners = listeners;
@@ -103,9 +127,10 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		this.options = options;
 		this.instanceId = instanceId;
 		this.events = events;
+		this.nanoClock = nanoClock;
 		this.ownership = new BucketOwnership(options.buckets(), Math.floorMod(instanceId.hashCode(), options.buckets()),
-				options.lockTtl(), options.sweepInterval(), System::nanoTime);
-		this.wakeChannel = new WakeChannel(store, options.buckets(), this.ownership::wakeNow, options.proxyMode());
+				options.lockTtl(), options.sweepInterval(), nanoClock);
+		this.wakeChannel = wakeChannel.apply(this.ownership::wakeNow);
 		this.localSignals = localSignals;
 		this.thread = new Thread(this::run, "redeq-migrator-" + options.prefix());
 		this.thread.setDaemon(true);
@@ -130,24 +155,33 @@ public final class Migrator implements WakeUps, AutoCloseable {
 
 	private void run() {
 		while (this.running) {
-			try {
-				if (this.ownership.ownershipCheckDue()) {
-					maintainOwnership();
-					this.ownership.ownershipChecked();
-				}
-				if (this.ownership.sweepDue()) {
-					sweep();
-					this.ownership.swept();
-				}
-				migrateDueBuckets();
-				this.failures.recovered("Migrator of prefix '{}' works again", this.options.prefix());
-			}
-			catch (RuntimeException ex) {
-				this.failures.failed("Migrator of prefix '" + this.options.prefix()
-						+ "' cannot reach Redis or run its scripts; retrying every second until it can", ex);
-				this.ownership.backOff(RETRY_DELAY);
-			}
+			pass();
 			awaitNextWakeUp();
+		}
+	}
+
+	/**
+	 * One pass of the migrator's loop, without its wait: the ownership check and the
+	 * sweep when due, then every bucket whose time has come. A pass that fails backs
+	 * every step off by {@link #RETRY_DELAY}.
+	 */
+	void pass() {
+		try {
+			if (this.ownership.ownershipCheckDue()) {
+				maintainOwnership();
+				this.ownership.ownershipChecked();
+			}
+			if (this.ownership.sweepDue()) {
+				sweep();
+				this.ownership.swept();
+			}
+			migrateDueBuckets();
+			this.failures.recovered("Migrator of prefix '{}' works again", this.options.prefix());
+		}
+		catch (RuntimeException ex) {
+			this.failures.failed("Migrator of prefix '" + this.options.prefix()
+					+ "' cannot reach Redis or run its scripts; retrying every second until it can", ex);
+			this.ownership.backOff(RETRY_DELAY);
 		}
 	}
 
@@ -260,7 +294,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 						.map((inBucket) -> inBucket.stream().flatMap((offer) -> offer.completions().stream()).toList())
 						.toList(),
 					(bucket, result) -> {
-						long repliedNanos = System.nanoTime();
+						long repliedNanos = this.nanoClock.getAsLong();
 						List<HandOffs.Offer> mine = offers.get(indexOf(due, bucket));
 						int from = 0;
 						for (int i = 0; i < mine.size(); i++) {
