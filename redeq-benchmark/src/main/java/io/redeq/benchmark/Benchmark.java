@@ -139,6 +139,7 @@ public final class Benchmark {
 			throws InterruptedException, IOException {
 		return switch (workload) {
 			case "W1" -> new ScheduleWorkload(harness).run(contender);
+			case "W1c" -> new ScheduleWorkload(harness).concurrent(contender);
 			case "W2" -> new DrainWorkload(harness).run(contender);
 			case "W3" -> new LatenessWorkload(harness).w3(contender);
 			case "W3b" -> new LatenessWorkload(harness).w3b(contender);

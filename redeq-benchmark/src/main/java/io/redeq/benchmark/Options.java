@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class Options {
 
-	static final List<String> ALL_WORKLOADS = List.of("W1", "W2", "W3", "W3b", "W4", "W5", "W6");
+	static final List<String> ALL_WORKLOADS = List.of("W1", "W1c", "W2", "W3", "W3b", "W4", "W5", "W6");
 
 	/** W6 runs only when asked for, or with {@code --full}: it takes long. */
 	static final List<String> DEFAULT_WORKLOADS = ALL_WORKLOADS.subList(0, ALL_WORKLOADS.size() - 1);
@@ -63,6 +63,9 @@ final class Options {
 	int payloadBytes = 100;
 
 	int consumers = 4;
+
+	/** W1c producer threads, each calling schedule one job at a time. */
+	int producers = 16;
 
 	/** Schedules one thread keeps in flight in W1's async mode. */
 	int inFlight = 256;
@@ -139,6 +142,7 @@ final class Options {
 						case "--consumers" -> o.consumers = positive(arg, value);
 						case "--batch" -> o.batch = positive(arg, value);
 						case "--in-flight" -> o.inFlight = positive(arg, value);
+						case "--producers" -> o.producers = positive(arg, value);
 						case "--redis" -> o.redisUrl = value;
 						case "--buckets" -> o.buckets = positive(arg, value);
 						case "--sweep-ms" -> o.sweepMs = positive(arg, value);
@@ -214,7 +218,7 @@ final class Options {
 	static String usage() {
 		return """
 				Usage: java -jar redeq-benchmark.jar [options]
-				  --workloads W1,...,W6  which workloads to run (default: W1,W2,W3,W3b,W4,W5;
+				  --workloads W1,...,W6  which workloads to run (default: W1,W1c,W2,W3,W3b,W4,W5;
 				                       W3b and W5 measure redeq only)
 				  --systems S,...      which systems to run each workload on: redeq, textbook
 				                       (ZADD + Lua mover + BLPOP), redisson (RDelayedQueue)
@@ -236,6 +240,7 @@ final class Options {
 				                       (default 1000)
 				  --in-flight N        W1 async (systems with an asynchronous schedule): schedules
 				                       one thread keeps in flight (default 256)
+				  --producers N        W1c: threads each calling schedule one job at a time (default 16)
 				  --redis URL          use this Redis (redis://host:port) instead of starting one;
 				                       it is not flushed: every workload uses a fresh key prefix
 				  --buckets N, --sweep-ms N, --lock-ttl-ms N, --migrate-batch N

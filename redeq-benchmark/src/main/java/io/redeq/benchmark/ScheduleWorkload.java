@@ -3,6 +3,8 @@ package io.redeq.benchmark;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -21,6 +23,8 @@ final class ScheduleWorkload {
 	static final String BATCH_ROW = "W1 batches of 1000, jobs/s (higher is better)";
 
 	static final String ASYNC_ROW = "W1 async schedule, one thread, jobs/s (higher is better)";
+
+	static final String CONCURRENT_ROW = "W1c single schedule from %d threads, jobs/s (higher is better)";
 
 	private static final int BATCH_WARM_UP_JOBS = 500_000;
 
@@ -61,6 +65,85 @@ final class ScheduleWorkload {
 			new BatchFloor(this.harness).run(n);
 		}
 		return single && batch > 0;
+	}
+
+	/**
+	 * W1c: {@code --producers} threads each call {@code schedule} one job at a time, the
+	 * way request threads of a web application do; ids come from one counter. First the
+	 * same on keys of its own, unmeasured, so the JIT has compiled the concurrent path.
+	 */
+	boolean concurrent(Contender contender) throws InterruptedException {
+		int n = this.harness.options.scheduleJobs;
+		int threads = this.harness.options.producers;
+		try (QueueUnderTest queue = contender.open(this.harness.fresh("w1c-warm"), null)) {
+			fromThreads(queue, Math.min(WARM_UP_JOBS, n), threads);
+		}
+		try (QueueUnderTest queue = contender.open(this.harness.fresh("w1c"), null)) {
+			Snapshot before = this.harness.snapshot();
+			Concurrent run = fromThreads(queue, n, threads);
+			Snapshot after = this.harness.snapshot();
+			int done = run.done();
+			double rate = done / after.secondsSince(before);
+			long stored = queue.pending();
+			this.harness.line(
+					"RESULT workload=W1c mode=single system=%s jobs=%d threads=%d jobs_per_s=%.0f seconds=%.2f redis_cpu_us_per_job=%.1f client_cpu_us_per_job=%.1f commands_per_job=%.2f failed=%d missing=%d dup=%d",
+					contender.name(), done, threads, rate, after.secondsSince(before),
+					after.redisCpuPerJob(before, done), after.clientCpuPerJob(before, done),
+					after.commandsPerJob(before, done), run.failed(), Math.max(0, done - stored),
+					Math.max(0, stored - done));
+			this.harness.details("W1c", contender.name() + " mode=single", before, after, done);
+			this.harness.table.put(String.format(Locale.ROOT, CONCURRENT_ROW, threads), contender.name(), rate, "%,.0f",
+					rate);
+			if (contender.name().equals(RedeqContender.NAME)) {
+				new ScriptFloor(this.harness).runConcurrent(n, threads);
+			}
+			return stored == done && run.failed() == 0;
+		}
+	}
+
+	/**
+	 * Schedules jobs 0..n-1 from {@code threads} threads, one call per job, each thread
+	 * taking the next index from a shared counter; bounded by {@link #TIME_LIMIT}.
+	 */
+	private Concurrent fromThreads(QueueUnderTest queue, int n, int threads) throws InterruptedException {
+		long base = System.currentTimeMillis() + HOUR_MS;
+		long deadline = System.nanoTime() + TIME_LIMIT.toNanos();
+		AtomicInteger next = new AtomicInteger();
+		AtomicInteger done = new AtomicInteger();
+		AtomicInteger failed = new AtomicInteger();
+		CountDownLatch start = new CountDownLatch(1);
+		List<Thread> started = new ArrayList<>(threads);
+		for (int t = 0; t < threads; t++) {
+			Thread thread = new Thread(() -> {
+				ThreadLocalRandom random = ThreadLocalRandom.current();
+				try {
+					start.await();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return;
+				}
+				int index;
+				while ((index = next.getAndIncrement()) < n && System.nanoTime() < deadline) {
+					try {
+						queue.schedule(BenchJob.of(index, this.harness.payload, base + random.nextLong(HOUR_MS)));
+						done.incrementAndGet();
+					}
+					catch (RuntimeException ex) {
+						if (failed.getAndIncrement() == 0) {
+							ex.printStackTrace();
+						}
+					}
+				}
+			}, "bench-w1c-" + t);
+			started.add(thread);
+			thread.start();
+		}
+		start.countDown();
+		for (Thread thread : started) {
+			thread.join(TIME_LIMIT.toMillis() + 30_000);
+		}
+		return new Concurrent(done.get(), failed.get());
 	}
 
 	/** Loads code and scripts and warms the JIT, on keys of its own, unmeasured. */
@@ -205,6 +288,9 @@ final class ScheduleWorkload {
 			jobs.add(BenchJob.of(i, this.harness.payload, base + random.nextLong(HOUR_MS)));
 		}
 		return jobs;
+	}
+
+	private record Concurrent(int done, int failed) {
 	}
 
 }

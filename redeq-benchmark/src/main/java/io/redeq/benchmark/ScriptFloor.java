@@ -2,7 +2,9 @@ package io.redeq.benchmark;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -35,6 +37,8 @@ final class ScriptFloor {
 	static final String ROW = "W1 single floor: an empty script with a schedule's keys and arguments, calls/s";
 
 	static final String COMMANDS_ROW = "W1 single floor: a script running only a schedule's five Redis commands, calls/s";
+
+	static final String CONCURRENT_ROW = "W1c floor: an empty script per job from %d threads, calls/s";
 
 	private static final int WARM_UP_CALLS = 30_000;
 
@@ -85,6 +89,51 @@ final class ScriptFloor {
 			this.harness.table.put(row, RedeqContender.NAME, rate, "%,.0f", rate);
 			this.harness.table.compareWith(row, ScheduleWorkload.SINGLE_ROW);
 			delete(redis, keys);
+		}
+	}
+
+	/**
+	 * W1c's floor: the empty script called from {@code threads} threads on one
+	 * connection, one call per job, as W1c's single schedules are without group commit.
+	 * Beside the textbook peer's W1c it shows what one script call per job allows at that
+	 * concurrency, before redeq's own work.
+	 */
+	void runConcurrent(int calls, int threads) throws InterruptedException {
+		try (StatefulRedisConnection<String, String> connection = this.harness.probe.connect()) {
+			RedisCommands<String, String> redis = connection.sync();
+			String sha = redis.scriptLoad(EMPTY);
+			String[][] keys = keys(this.harness.fresh("w1c-floor"));
+			fromThreads(redis, sha, keys, Math.min(WARM_UP_CALLS, calls), threads, calls);
+			Snapshot before = this.harness.snapshot();
+			fromThreads(redis, sha, keys, calls, threads, 0);
+			Snapshot after = this.harness.snapshot();
+			double rate = calls / after.secondsSince(before);
+			this.harness.line(
+					"RESULT workload=W1c mode=floor system=redeq calls=%d threads=%d calls_per_s=%.0f seconds=%.2f redis_cpu_us_per_call=%.1f client_cpu_us_per_call=%.1f",
+					calls, threads, rate, after.secondsSince(before), after.redisCpuPerJob(before, calls),
+					after.clientCpuPerJob(before, calls));
+			String row = String.format(Locale.ROOT, CONCURRENT_ROW, threads);
+			this.harness.table.put(row, RedeqContender.NAME, rate, "%,.0f", rate);
+			this.harness.table.compareWith(row, String.format(Locale.ROOT, ScheduleWorkload.CONCURRENT_ROW, threads));
+		}
+	}
+
+	private void fromThreads(RedisCommands<String, String> redis, String sha, String[][] keys, int calls, int threads,
+			int firstId) throws InterruptedException {
+		AtomicInteger next = new AtomicInteger();
+		List<Thread> started = new ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			Thread thread = new Thread(() -> {
+				int i;
+				while ((i = next.getAndIncrement()) < calls) {
+					call(redis, sha, keys, BenchJob.id(firstId + i));
+				}
+			}, "bench-w1c-floor-" + t);
+			started.add(thread);
+			thread.start();
+		}
+		for (Thread thread : started) {
+			thread.join();
 		}
 	}
 

@@ -40,6 +40,8 @@ class BenchmarkSmokeIntegrationTests {
 			assertThat(results).as(system)
 				.anyMatch((l) -> l.startsWith("RESULT workload=W1 mode=single" + tag) && l.contains(" jobs=2000 "))
 				.anyMatch((l) -> l.startsWith("RESULT workload=W1 mode=batch" + tag) && l.contains(" jobs=2000 "))
+				.anyMatch((l) -> l.startsWith("RESULT workload=W1c mode=single" + tag) && l.contains(" jobs=2000 ")
+						&& l.contains(" threads=16 ") && l.contains(" failed=0 "))
 				.anyMatch((l) -> l.startsWith("RESULT workload=W2" + tag + "jobs=2000 consumers=4 jobs_per_s="))
 				.anyMatch((l) -> l.startsWith("RESULT workload=W3" + tag + "rate=") && l.contains(" p99_ms=")
 						&& l.contains(" commands_per_job=") && l.contains(" client_cpu_us_per_job="))
@@ -67,7 +69,9 @@ class BenchmarkSmokeIntegrationTests {
 			.anyMatch((l) -> l.startsWith("RESULT workload=W1 mode=commands-floor system=redeq calls=2000 ")
 					&& l.contains(" calls_per_s="))
 			.anyMatch((l) -> l.startsWith("RESULT workload=W1 mode=batch-floor system=redeq jobs=2000 ")
-					&& l.contains(" jobs_per_s="));
+					&& l.contains(" jobs_per_s="))
+			.anyMatch((l) -> l.startsWith("RESULT workload=W1c mode=floor system=redeq calls=2000 threads=16 ")
+					&& l.contains(" calls_per_s="));
 		assertThat(lines)
 			.anyMatch((l) -> l.startsWith("| " + ScriptFloor.COMMANDS_ROW + " |")
 					&& l.matches(".*\\| [0-9.]+ \\| [0-9.]+ \\|$"))
@@ -75,8 +79,9 @@ class BenchmarkSmokeIntegrationTests {
 		assertThat(results.stream()
 			.filter((l) -> !l.startsWith("RESULT workload=W5 ") && !l.startsWith("RESULT workload=W1 mode=floor ")
 					&& !l.startsWith("RESULT workload=W1 mode=commands-floor ")
-					&& !l.startsWith("RESULT workload=W1 mode=batch-floor ")))
-			.hasSize(3 * 8 + 2)
+					&& !l.startsWith("RESULT workload=W1 mode=batch-floor ")
+					&& !l.startsWith("RESULT workload=W1c mode=floor ")))
+			.hasSize(3 * 9 + 2)
 			.allMatch((l) -> l.contains(" missing=0 dup=0"), "missing=0 dup=0");
 		assertThat(lines).contains("| workload | textbook | Redisson | redeq | redeq/textbook | redeq/Redisson |")
 			.anyMatch((l) -> l.startsWith("| W3 lateness p99, ms ") && !l.contains("–"));

@@ -235,7 +235,13 @@ public final class ScriptRunner {
 		return result;
 	}
 
-	static RuntimeException translate(Throwable ex, String operation) {
+	/**
+	 * A failure as redeq's exception (the one {@link #await} throws).
+	 * @param ex the failure, possibly wrapped in a {@link CompletionException}
+	 * @param operation what was asked, for the message
+	 * @return the exception to fail with
+	 */
+	public static RuntimeException translate(Throwable ex, String operation) {
 		Throwable cause = unwrap(ex);
 		if (cause instanceof RedeqException redeq) {
 			return redeq;
