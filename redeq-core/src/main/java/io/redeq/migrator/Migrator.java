@@ -3,6 +3,7 @@ package io.redeq.migrator;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
@@ -17,6 +18,7 @@ import io.redeq.internal.JobEvents;
 import io.redeq.internal.LogOnce;
 import io.redeq.recurring.RecurringJobs;
 import io.redeq.redis.BucketPeek;
+import io.redeq.redis.JobQueries;
 import io.redeq.redis.MigrateResult;
 import io.redeq.redis.RedisJobStore;
 import io.redeq.schedule.WakeUps;
@@ -78,6 +80,8 @@ public final class Migrator implements WakeUps, AutoCloseable {
 
 	private final Supplier<List<InstanceInfo.Listener>> listeners;
 
+	private final LayoutWatch layout;
+
 	private volatile boolean running = true;
 
 	/**
@@ -91,10 +95,13 @@ public final class Migrator implements WakeUps, AutoCloseable {
 	 * @param recurring the recurring jobs whose plans this migrator refills
 	 * @param description what this instance publishes of itself with each heartbeat
 	 * @param listeners this instance's running subscriptions, for its description
+	 * @param hold told {@code true} when the bucket layout recorded in Redis is no longer
+	 * the one this instance runs on, so that its consumers claim nothing, and
+	 * {@code false} when it is again (see {@link LayoutWatch})
 	 */
 	public Migrator(RedisJobStore store, RedeqOptions options, String instanceId, JobEvents events,
 			LocalWorkSignals localSignals, HandOffs handOffs, RecurringJobs recurring, InstanceDescriptions description,
-			Supplier<List<InstanceInfo.Listener>> listeners) {
+			Supplier<List<InstanceInfo.Listener>> listeners, Consumer<Boolean> hold) {
 		this.handOffs = handOffs;
 		this.description = description;
 		this.listeners = listeners;
@@ -107,6 +114,8 @@ public final class Migrator implements WakeUps, AutoCloseable {
 				options.lockTtl(), options.sweepInterval(), System::nanoTime);
 		this.wakeChannel = new WakeChannel(store, options.buckets(), this.ownership::wakeNow, options.proxyMode());
 		this.localSignals = localSignals;
+		this.layout = new LayoutWatch(new JobQueries(store.keys(), store.scripts()), options.prefix(),
+				options.buckets(), hold);
 		this.thread = new Thread(this::run, "redeq-migrator-" + options.prefix());
 		this.thread.setDaemon(true);
 	}
@@ -159,7 +168,14 @@ public final class Migrator implements WakeUps, AutoCloseable {
 	private void maintainOwnership() {
 		this.wakeChannel.subscribe();
 		long live = this.store.heartbeat(this.instanceId, this.options.lockTtl().toMillis(), false);
-		takeFairShare(this.ownership.fairShare(live));
+		// Read after the heartbeat: a change of the bucket count that began before this
+		// read is seen here, and one that begins after it sees the heartbeat and waits.
+		if (!this.layout.check()) {
+			takeFairShare(0);
+		}
+		else {
+			takeFairShare(this.ownership.fairShare(live));
+		}
 		publishDescription();
 	}
 
