@@ -8,7 +8,7 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 import io.redeq.internal.Validate;
-import io.redeq.recurring.RecurringSchedule;
+import io.redeq.internal.recurring.RecurringSchedule;
 
 /**
  * A recurring job: every tick of a cron expression or a fixed period creates one

@@ -24,40 +24,41 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.ObjectMapper;
 
-import io.redeq.admin.QueueAdmin;
-import io.redeq.codec.JacksonPayloadCodec;
-import io.redeq.codec.PayloadCodec;
-import io.redeq.consumer.ConsumerContext;
-import io.redeq.consumer.ConsumerSettings;
-import io.redeq.consumer.HandOffs;
-import io.redeq.consumer.LocalWorkSignals;
-import io.redeq.consumer.Pollers;
-import io.redeq.consumer.TopicConsumer;
-import io.redeq.control.RateLimit;
-import io.redeq.control.TopicPauses;
-import io.redeq.history.JobHistory;
+import io.redeq.internal.EngineAccess;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.Validate;
-import io.redeq.metrics.MicrometerJobEvents;
-import io.redeq.metrics.SnapshotRefresher;
-import io.redeq.migrator.InstanceDescriptions;
-import io.redeq.migrator.Migrator;
-import io.redeq.observation.ProcessObservations;
-import io.redeq.observation.ScheduleObservations;
-import io.redeq.recurring.RecurringJobs;
-import io.redeq.redis.FormatUpgrade;
-import io.redeq.redis.JobQueries;
-import io.redeq.redis.KeySpace;
-import io.redeq.redis.RecurringStore;
-import io.redeq.redis.RedisConnections;
-import io.redeq.redis.RedisJobStore;
-import io.redeq.redis.Resharder;
-import io.redeq.redis.ScriptRunner;
-import io.redeq.schedule.AsyncJobScheduler;
-import io.redeq.schedule.JobRestorer;
-import io.redeq.schedule.JobScheduler;
-import io.redeq.schedule.JournalHooks;
-import io.redeq.schedule.WakeUps;
+import io.redeq.internal.WakeUps;
+import io.redeq.internal.admin.QueueAdmin;
+import io.redeq.internal.codec.JacksonPayloadCodec;
+import io.redeq.internal.codec.PayloadCodec;
+import io.redeq.internal.consumer.ConsumerContext;
+import io.redeq.internal.consumer.ConsumerSettings;
+import io.redeq.internal.consumer.HandOffs;
+import io.redeq.internal.consumer.LocalWorkSignals;
+import io.redeq.internal.consumer.Pollers;
+import io.redeq.internal.consumer.TopicConsumer;
+import io.redeq.internal.control.RateLimit;
+import io.redeq.internal.control.TopicPauses;
+import io.redeq.internal.history.JobHistory;
+import io.redeq.internal.metrics.MicrometerJobEvents;
+import io.redeq.internal.metrics.SnapshotRefresher;
+import io.redeq.internal.migrator.InstanceDescriptions;
+import io.redeq.internal.migrator.Migrator;
+import io.redeq.internal.observation.ProcessObservations;
+import io.redeq.internal.observation.ScheduleObservations;
+import io.redeq.internal.recurring.RecurringJobs;
+import io.redeq.internal.redis.FormatUpgrade;
+import io.redeq.internal.redis.JobQueries;
+import io.redeq.internal.redis.KeySpace;
+import io.redeq.internal.redis.RecurringStore;
+import io.redeq.internal.redis.RedisConnections;
+import io.redeq.internal.redis.RedisJobStore;
+import io.redeq.internal.redis.Resharder;
+import io.redeq.internal.redis.ScriptRunner;
+import io.redeq.internal.schedule.AsyncJobScheduler;
+import io.redeq.internal.schedule.JobRestorer;
+import io.redeq.internal.schedule.JobScheduler;
+import io.redeq.internal.schedule.JournalHooks;
 
 // Over 300 lines: the public API makes this one class the whole entry point (client,
 // admin, four subscribe overloads, snapshots, close) and the home of its Builder. The settings, their defaults and their rules are in RedeqOptions; the
@@ -350,13 +351,33 @@ public final class Redeq implements AutoCloseable {
 		return this.client;
 	}
 
+	static {
+		EngineAccess.install(new EngineAccess.Accessor() {
+
+			@Override
+			public JobHistory history(Redeq redeq) {
+				return redeq.history;
+			}
+
+			@Override
+			public JobRestorer restorer(Redeq redeq) {
+				return redeq.restorer();
+			}
+
+			@Override
+			public JournalHooks journalHooks(Redeq redeq) {
+				return redeq.journalHooks();
+			}
+
+		});
+	}
+
 	/**
-	 * Internal, no part of the public API (it may change): schedules jobs restored from
-	 * elsewhere with the attempts they already used. The starter's journal recovery sends
-	 * the jobs Redis lost through it.
+	 * Schedules jobs restored from elsewhere with the attempts they already used. The
+	 * starter's journal recovery reaches it through {@link EngineAccess}.
 	 * @return the restorer
 	 */
-	public JobRestorer restorer() {
+	JobRestorer restorer() {
 		JobScheduler scheduler = this.client;
 		return new JobRestorer() {
 
@@ -374,11 +395,11 @@ public final class Redeq implements AutoCloseable {
 	}
 
 	/**
-	 * Internal, no part of the public API (it may change): what the starter's journal
-	 * needs from scheduling, so that its rows hold what Redis holds.
+	 * What the starter's journal needs from scheduling, so that its rows hold what Redis
+	 * holds; reached through {@link EngineAccess}.
 	 * @return the hooks
 	 */
-	public JournalHooks journalHooks() {
+	JournalHooks journalHooks() {
 		return this.client.journalHooks();
 	}
 
@@ -438,10 +459,10 @@ public final class Redeq implements AutoCloseable {
 	/**
 	 * The job history all instances of this prefix share: per topic, jobs scheduled,
 	 * completed, retried and dead per minute for a day and per hour for a month. What the
-	 * dashboard draws; its types live in an internal package and may change.
+	 * dashboard draws.
 	 * @return the history
 	 */
-	public JobHistory history() {
+	public RedeqHistory history() {
 		return this.history;
 	}
 

@@ -4,8 +4,8 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
-import io.redeq.control.RateLimit;
 import io.redeq.internal.Validate;
+import io.redeq.internal.control.RateLimit;
 
 /**
  * Settings of one subscription; a value left unset falls back to the engine's default.

@@ -8,7 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
-import io.redeq.consumer.TopicConsumer;
+import io.redeq.internal.consumer.TopicConsumer;
 
 /**
  * The running subscriptions of one {@link Redeq} engine, at most one per topic: a

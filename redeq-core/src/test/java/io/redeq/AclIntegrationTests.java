@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import io.redeq.internal.EngineAccess;
 import io.redeq.test.AclUsers;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
@@ -131,8 +132,8 @@ class AclIntegrationTests {
 			assertThat(admin.jobs("mail", JobState.DEAD, 0, 10)).extracting(JobView::id).containsExactly("poison");
 			assertThat(admin.jobs("mail", JobState.DELAYED, 0, 10)).isEmpty();
 			assertThat(admin.job("mail", "poison")).isPresent();
-			redeq.history().flush();
-			assertThat(redeq.history().lastMinutes("mail", 5).total(io.redeq.history.HistoryKind.DEAD)).isEqualTo(1);
+			EngineAccess.history(redeq).flush();
+			assertThat(redeq.history().lastMinutes("mail", 5).total(HistoryKind.DEAD)).isEqualTo(1);
 			healed.set(true);
 			assertThat(admin.requeueDead("mail", "poison")).isTrue();
 			await().atMost(Duration.ofSeconds(10)).until(() -> deliveries.get("poison").get() == 3);

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import io.redeq.history.HistoryKind;
+import io.redeq.internal.EngineAccess;
 import io.redeq.test.RedisCluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -66,7 +66,7 @@ class AdminJobsClusterIntegrationTests {
 				.satisfies((job) -> assertThat(job.lastError()).contains("IllegalStateException"));
 			assertThat(redeq.admin().job("mail", "m-7")).get().extracting(JobView::payload).isEqualTo("\"mail 7\"");
 
-			redeq.history().flush();
+			EngineAccess.history(redeq).flush();
 			assertThat(redeq.history().lastMinutes("mail", 5).total(HistoryKind.SCHEDULED)).isEqualTo(30);
 			assertThat(redeq.history().lastHours("other", 2).total(HistoryKind.SCHEDULED)).isEqualTo(30);
 		}

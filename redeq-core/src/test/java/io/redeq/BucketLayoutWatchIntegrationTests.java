@@ -182,7 +182,7 @@ class BucketLayoutWatchIntegrationTests {
 	}
 
 	private static Logger watchLogger() {
-		return (Logger) LoggerFactory.getLogger("io.redeq.migrator.LayoutWatch");
+		return (Logger) LoggerFactory.getLogger("io.redeq.internal.migrator.LayoutWatch");
 	}
 
 }

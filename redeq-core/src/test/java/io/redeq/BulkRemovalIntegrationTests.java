@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.redeq.admin.QueueAdmin;
-import io.redeq.redis.KeySpace;
+import io.redeq.internal.admin.QueueAdmin;
+import io.redeq.internal.redis.KeySpace;
 import io.redeq.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;

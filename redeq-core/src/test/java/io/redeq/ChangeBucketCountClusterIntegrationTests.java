@@ -13,7 +13,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import io.redeq.redis.KeySpace;
+import io.redeq.internal.redis.KeySpace;
 import io.redeq.test.RedisCluster;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -31,11 +31,11 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
-import io.redeq.redis.KeySpace;
-import io.redeq.redis.RedisConnections;
-import io.redeq.redis.RedisJobStore;
-import io.redeq.redis.ScheduleRequest;
-import io.redeq.redis.ScriptRunner;
+import io.redeq.internal.redis.KeySpace;
+import io.redeq.internal.redis.RedisConnections;
+import io.redeq.internal.redis.RedisJobStore;
+import io.redeq.internal.redis.ScheduleRequest;
+import io.redeq.internal.redis.ScriptRunner;
 import io.redeq.test.RedisCluster;
 import io.redeq.test.RedisServer;
 

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import io.redeq.redis.KeySpace;
+import io.redeq.internal.redis.KeySpace;
 import io.redeq.test.RedisCluster;
 import io.redeq.test.RedisServer;
 import io.redeq.test.SlotMigration;

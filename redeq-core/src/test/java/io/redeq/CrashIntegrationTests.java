@@ -13,7 +13,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import io.redeq.redis.KeySpace;
+import io.redeq.internal.redis.KeySpace;
 import io.redeq.test.JavaProcess;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;

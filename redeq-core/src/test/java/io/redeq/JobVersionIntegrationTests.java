@@ -14,8 +14,8 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import io.redeq.consumer.VersionedLifecycleListener;
-import io.redeq.schedule.AcceptedJob;
+import io.redeq.internal.consumer.VersionedLifecycleListener;
+import io.redeq.internal.schedule.AcceptedJob;
 import io.redeq.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,9 +23,9 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The version the starter's journal gives each job it sends (see
- * {@link io.redeq.schedule.JournalHooks#versions}) is stored with the job and told with
- * every step of its deliveries, through retries, beside its own settings; a job replaced
- * under its id is delivered as the new version.
+ * {@link io.redeq.internal.schedule.JournalHooks#versions}) is stored with the job and
+ * told with every step of its deliveries, through retries, beside its own settings; a job
+ * replaced under its id is delivered as the new version.
  */
 @RedisTest
 class JobVersionIntegrationTests {

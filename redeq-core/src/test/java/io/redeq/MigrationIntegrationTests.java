@@ -12,7 +12,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
-import io.redeq.redis.KeySpace;
+import io.redeq.internal.redis.KeySpace;
 import io.redeq.test.CommandStats;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;

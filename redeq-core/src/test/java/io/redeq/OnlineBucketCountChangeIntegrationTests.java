@@ -15,7 +15,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
-import io.redeq.redis.KeySpace;
+import io.redeq.internal.redis.KeySpace;
 import io.redeq.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;

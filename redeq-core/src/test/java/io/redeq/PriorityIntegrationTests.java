@@ -11,12 +11,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import io.redeq.redis.ClaimResult;
-import io.redeq.redis.ClaimedJob;
-import io.redeq.redis.KeySpace;
-import io.redeq.redis.RedisConnections;
-import io.redeq.redis.RedisJobStore;
-import io.redeq.redis.ScriptRunner;
+import io.redeq.internal.redis.ClaimResult;
+import io.redeq.internal.redis.ClaimedJob;
+import io.redeq.internal.redis.KeySpace;
+import io.redeq.internal.redis.RedisConnections;
+import io.redeq.internal.redis.RedisJobStore;
+import io.redeq.internal.redis.ScriptRunner;
 import io.redeq.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -8,11 +8,11 @@ import java.util.concurrent.Future;
 
 import io.lettuce.core.RedisClient;
 
-import io.redeq.redis.KeySpace;
-import io.redeq.redis.MigrateResult;
-import io.redeq.redis.RedisConnections;
-import io.redeq.redis.RedisJobStore;
-import io.redeq.redis.ScriptRunner;
+import io.redeq.internal.redis.KeySpace;
+import io.redeq.internal.redis.MigrateResult;
+import io.redeq.internal.redis.RedisConnections;
+import io.redeq.internal.redis.RedisJobStore;
+import io.redeq.internal.redis.ScriptRunner;
 
 /**
  * Two migrators hammering the same bucket at once, each with its own connection and owner

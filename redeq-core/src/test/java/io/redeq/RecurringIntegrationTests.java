@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import io.redeq.redis.KeySpace;
+import io.redeq.internal.redis.KeySpace;
 import io.redeq.test.JavaProcess;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;

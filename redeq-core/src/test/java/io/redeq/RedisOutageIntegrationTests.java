@@ -22,7 +22,7 @@ import io.lettuce.core.protocol.CommandType;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
-import io.redeq.redis.KeySpace;
+import io.redeq.internal.redis.KeySpace;
 import io.redeq.test.RedisServer;
 import io.redeq.test.TcpPorts;
 
@@ -91,7 +91,7 @@ class RedisOutageIntegrationTests {
 	void completionsRedisRefusedAreRetriedAndNoSucceededJobRunsAgain() {
 		ListAppender<ILoggingEvent> consumerLogs = new ListAppender<>();
 		consumerLogs.start();
-		Logger consumerLogger = (Logger) LoggerFactory.getLogger("io.redeq.consumer");
+		Logger consumerLogger = (Logger) LoggerFactory.getLogger("io.redeq.internal.consumer");
 		consumerLogger.addAppender(consumerLogs);
 		try (RedisServer server = new RedisServer().start()) {
 			RedisClient lettuce = RedisClient.create(server.uri());

@@ -9,7 +9,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.Test;
 
-import io.redeq.redis.KeySpace;
+import io.redeq.internal.redis.KeySpace;
 import io.redeq.test.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;

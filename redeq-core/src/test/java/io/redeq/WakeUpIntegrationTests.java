@@ -8,7 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.lettuce.core.RedisClient;
 import org.junit.jupiter.api.Test;
 
-import io.redeq.redis.KeySpace;
+import io.redeq.internal.redis.KeySpace;
 import io.redeq.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;

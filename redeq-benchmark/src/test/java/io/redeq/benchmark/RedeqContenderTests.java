@@ -2,7 +2,7 @@ package io.redeq.benchmark;
 
 import org.junit.jupiter.api.Test;
 
-import io.redeq.codec.JacksonPayloadCodec;
+import io.redeq.internal.codec.JacksonPayloadCodec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;

@@ -41,7 +41,8 @@ import io.redeq.JobState;
 import io.redeq.JobView;
 import io.redeq.Redeq;
 import io.redeq.RedeqAdmin;
-import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
+import io.redeq.internal.EngineAccess;
+import io.redeq.spring.internal.listener.RedeqListenerEndpointRegistry;
 import io.redeq.test.ChromiumBinaries;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
@@ -152,7 +153,7 @@ class DashboardBrowserIntegrationTests {
 		// A requeued reminder must stay READY long enough to be seen: no
 		// listener runs it.
 		this.app.getBean(RedeqListenerEndpointRegistry.class).stop();
-		redeq.history().flush();
+		EngineAccess.history(redeq).flush();
 
 		this.browser.get(this.base + "/redeq");
 		assertThat(this.browser.getTitle()).isEqualTo("Overview · redeq");

@@ -21,7 +21,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
-import io.redeq.redis.KeySpace;
+import io.redeq.internal.redis.KeySpace;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
 

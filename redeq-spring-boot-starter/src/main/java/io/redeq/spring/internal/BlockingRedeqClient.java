@@ -14,7 +14,7 @@ import io.redeq.Recurring;
 import io.redeq.RedeqClient;
 import io.redeq.RedeqUnavailableException;
 import io.redeq.internal.AwaitingRedeqClient;
-import io.redeq.schedule.JobScheduler;
+import io.redeq.internal.schedule.JobScheduler;
 
 /**
  * The blocking view of a decorated {@link AsyncRedeqClient}: each call the asynchronous

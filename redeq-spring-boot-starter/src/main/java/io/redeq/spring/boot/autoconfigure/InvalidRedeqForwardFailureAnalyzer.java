@@ -3,7 +3,7 @@ package io.redeq.spring.boot.autoconfigure;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
-import io.redeq.spring.forward.InvalidRedeqForwardException;
+import io.redeq.spring.internal.forward.InvalidRedeqForwardException;
 
 /**
  * Reports a topic forwarded to RabbitMQ that cannot be.

@@ -3,7 +3,7 @@ package io.redeq.spring.boot.autoconfigure;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
-import io.redeq.spring.listener.InvalidRedeqListenerException;
+import io.redeq.spring.internal.listener.InvalidRedeqListenerException;
 
 /**
  * Reports a {@code @RedeqListener} method that cannot be used.

@@ -8,7 +8,7 @@ import java.util.Set;
 import javax.lang.model.SourceVersion;
 
 import io.redeq.SubscriptionOptions;
-import io.redeq.spring.listener.ListenerDefaults;
+import io.redeq.spring.internal.listener.ListenerDefaults;
 
 /**
  * Listener defaults from {@code redeq.topics.<topic>.*}, validated once at startup.

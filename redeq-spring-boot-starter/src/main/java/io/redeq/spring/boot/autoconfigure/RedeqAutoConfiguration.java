@@ -27,7 +27,7 @@ import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
 import io.redeq.RedeqProcessObservationConvention;
 import io.redeq.RedeqScheduleObservationConvention;
-import io.redeq.spring.transaction.TransactionAwareRedeqClient;
+import io.redeq.spring.internal.transaction.TransactionAwareRedeqClient;
 
 /**
  * Auto-configuration of redeq: a {@link Redeq} engine on the native Lettuce client of the

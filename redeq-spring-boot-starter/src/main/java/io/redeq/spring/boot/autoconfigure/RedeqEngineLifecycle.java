@@ -9,7 +9,7 @@ import org.springframework.context.SmartLifecycle;
 
 import io.redeq.Recurring;
 import io.redeq.Redeq;
-import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
+import io.redeq.spring.internal.listener.RedeqListenerEndpointRegistry;
 
 /**
  * Starts the engine (bucket count check, migrator) once the context is refreshed, before

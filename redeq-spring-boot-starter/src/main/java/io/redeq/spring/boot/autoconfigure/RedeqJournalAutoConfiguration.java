@@ -31,16 +31,16 @@ import io.redeq.JobLifecycleListener;
 import io.redeq.Redeq;
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
-import io.redeq.spring.journal.BucketMarkers;
-import io.redeq.spring.journal.JournalDialect;
-import io.redeq.spring.journal.JournalMeterBinder;
-import io.redeq.spring.journal.JournalRedeqAdmin;
-import io.redeq.spring.journal.JournalSchema;
-import io.redeq.spring.journal.JournalSchemaInitializer;
-import io.redeq.spring.journal.JournalSettings;
-import io.redeq.spring.journal.JournalWriter;
-import io.redeq.spring.journal.RedeqJournal;
-import io.redeq.spring.transaction.TransactionAwareRedeqClient;
+import io.redeq.internal.EngineAccess;
+import io.redeq.spring.internal.journal.BucketMarkers;
+import io.redeq.spring.internal.journal.JournalDialect;
+import io.redeq.spring.internal.journal.JournalMeterBinder;
+import io.redeq.spring.internal.journal.JournalRedeqAdmin;
+import io.redeq.spring.internal.journal.JournalSchema;
+import io.redeq.spring.internal.journal.JournalSettings;
+import io.redeq.spring.internal.journal.JournalWriter;
+import io.redeq.spring.internal.journal.RedeqJournal;
+import io.redeq.spring.internal.transaction.TransactionAwareRedeqClient;
 
 /**
  * Auto-configuration of the redeq journal ({@code redeq.journal.enabled=true}) in the
@@ -116,8 +116,8 @@ public final class RedeqJournalAutoConfiguration {
 		ObjectMapper mapper = PayloadMapperLookup.payloadMapper(jsonMapper, objectMapper);
 		// The redeq.recurring.* jobs, declared again after Redis lost the buckets holding
 		// them (the engine declares them at startup only).
-		return new RedeqJournal(dataSource, dialect, settings, writer, redeq.client(), redeq.restorer(),
-				redeq.journalHooks(), markers, mapper, RedeqPropertiesMapper.recurring(properties, mapper),
+		return new RedeqJournal(dataSource, dialect, settings, writer, redeq.client(), EngineAccess.restorer(redeq),
+				EngineAccess.journalHooks(redeq), markers, mapper, RedeqPropertiesMapper.recurring(properties, mapper),
 				Clock.systemUTC(), PHASE);
 	}
 

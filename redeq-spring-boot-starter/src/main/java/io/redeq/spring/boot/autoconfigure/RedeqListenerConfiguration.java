@@ -15,11 +15,11 @@ import org.springframework.core.io.ResourceLoader;
 import org.springframework.util.ClassUtils;
 
 import io.redeq.Redeq;
-import io.redeq.spring.forward.ForwardTarget;
-import io.redeq.spring.forward.InvalidRedeqForwardException;
-import io.redeq.spring.forward.RabbitForwarders;
-import io.redeq.spring.listener.RedeqListenerAnnotationBeanPostProcessor;
-import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
+import io.redeq.spring.internal.forward.ForwardTarget;
+import io.redeq.spring.internal.forward.InvalidRedeqForwardException;
+import io.redeq.spring.internal.forward.RabbitForwarders;
+import io.redeq.spring.internal.listener.RedeqListenerAnnotationBeanPostProcessor;
+import io.redeq.spring.internal.listener.RedeqListenerEndpointRegistry;
 
 /**
  * {@link io.redeq.spring.RedeqListener @RedeqListener} support and the forwarding of

@@ -15,9 +15,9 @@ import io.redeq.Backoff;
 import io.redeq.Recurring;
 import io.redeq.RedeqOptions;
 import io.redeq.SubscriptionOptions;
-import io.redeq.control.RateLimit;
 import io.redeq.internal.InvalidValueException;
-import io.redeq.spring.journal.JournalSettings;
+import io.redeq.internal.control.RateLimit;
+import io.redeq.spring.internal.journal.JournalSettings;
 
 /**
  * Turns {@link RedeqProperties} into the core's {@link RedeqOptions} and

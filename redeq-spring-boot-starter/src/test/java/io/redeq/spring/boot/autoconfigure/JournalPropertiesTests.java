@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 
-import io.redeq.spring.journal.JournalSettings;
+import io.redeq.spring.internal.journal.JournalSettings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;

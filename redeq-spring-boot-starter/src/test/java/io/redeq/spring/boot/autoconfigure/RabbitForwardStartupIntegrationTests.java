@@ -14,10 +14,10 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.NestedExceptionUtils;
 
 import io.redeq.spring.RedeqListener;
-import io.redeq.spring.forward.ForwardTarget;
-import io.redeq.spring.forward.InvalidRedeqForwardException;
-import io.redeq.spring.forward.RabbitForwarders;
-import io.redeq.spring.listener.InvalidRedeqListenerException;
+import io.redeq.spring.internal.forward.ForwardTarget;
+import io.redeq.spring.internal.forward.InvalidRedeqForwardException;
+import io.redeq.spring.internal.forward.RabbitForwarders;
+import io.redeq.spring.internal.listener.InvalidRedeqListenerException;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
 

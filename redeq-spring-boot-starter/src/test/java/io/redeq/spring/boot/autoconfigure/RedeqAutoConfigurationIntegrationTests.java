@@ -22,9 +22,9 @@ import io.redeq.Redeq;
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
 import io.redeq.RedeqOptions;
-import io.redeq.spring.listener.RedeqListenerAnnotationBeanPostProcessor;
-import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
-import io.redeq.spring.transaction.TransactionAwareRedeqClient;
+import io.redeq.spring.internal.listener.RedeqListenerAnnotationBeanPostProcessor;
+import io.redeq.spring.internal.listener.RedeqListenerEndpointRegistry;
+import io.redeq.spring.internal.transaction.TransactionAwareRedeqClient;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
 

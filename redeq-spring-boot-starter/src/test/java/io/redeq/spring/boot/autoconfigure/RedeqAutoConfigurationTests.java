@@ -30,7 +30,7 @@ import io.redeq.Redeq;
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
 import io.redeq.internal.InvalidValueException;
-import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
+import io.redeq.spring.internal.listener.RedeqListenerEndpointRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -23,9 +23,9 @@ import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
 import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
 import io.redeq.spring.boot.autoconfigure.RedeqProperties;
-import io.redeq.spring.boot.dashboard.DashboardRoutes;
-import io.redeq.spring.boot.dashboard.DashboardSettings;
-import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
+import io.redeq.spring.internal.dashboard.DashboardRoutes;
+import io.redeq.spring.internal.dashboard.DashboardSettings;
+import io.redeq.spring.internal.listener.RedeqListenerEndpointRegistry;
 
 /**
  * Auto-configuration of the web dashboard ({@code redeq.dashboard.enabled=true}): its

@@ -11,9 +11,9 @@ import org.springframework.context.annotation.Bean;
 
 import io.redeq.Redeq;
 import io.redeq.RedeqAdmin;
-import io.redeq.spring.boot.actuate.endpoint.RedeqEndpoint;
 import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
-import io.redeq.spring.listener.RedeqListenerEndpointRegistry;
+import io.redeq.spring.internal.endpoint.RedeqEndpoint;
+import io.redeq.spring.internal.listener.RedeqListenerEndpointRegistry;
 
 /**
  * Auto-configuration of the {@link RedeqEndpoint}, available only as far as Actuator's

@@ -14,9 +14,9 @@ import io.redeq.Redeq;
 import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
 import io.redeq.spring.boot.autoconfigure.RedeqJournalAutoConfiguration;
 import io.redeq.spring.boot.autoconfigure.RedeqProperties;
-import io.redeq.spring.boot.health.RedeqHealthIndicator;
-import io.redeq.spring.boot.health.RedeqJournalHealthIndicator;
-import io.redeq.spring.journal.RedeqJournal;
+import io.redeq.spring.internal.health.RedeqHealthIndicator;
+import io.redeq.spring.internal.health.RedeqJournalHealthIndicator;
+import io.redeq.spring.internal.journal.RedeqJournal;
 
 /**
  * Auto-configuration of the {@code redeq} health contributor, when spring-boot-health is

@@ -1,8 +1,0 @@
-/**
- * {@link io.redeq.RedeqAdmin}: counts, dead-letter inspection, requeue, purge and
- * reshard. Not API.
- */
-@NullMarked
-package io.redeq.admin;
-
-import org.jspecify.annotations.NullMarked;

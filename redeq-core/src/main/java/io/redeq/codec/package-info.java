@@ -1,8 +1,0 @@
-/**
- * Turns payloads into JSON text and back, with Jackson, only into the type a listener
- * declares. Not API.
- */
-@NullMarked
-package io.redeq.codec;
-
-import org.jspecify.annotations.NullMarked;

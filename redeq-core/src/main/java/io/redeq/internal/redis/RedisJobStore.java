@@ -1,0 +1,773 @@
+package io.redeq.internal.redis;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
+
+import io.lettuce.core.ScoredValue;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
+
+import io.redeq.RedeqException;
+
+// Over 300 lines: it is the one door, with a method per script, each "send, then let the
+// result record parse the reply". The sending helpers that declare each bucket's known
+// topics (runOn, runRemembered, runMigrateWithAllTopics) stay beside the hot
+// path they serve.
+/**
+ * The one door to job state in Redis: a method per state change, each one Lua script on
+ * one bucket's keys (so each is atomic and Cluster-safe). Every key a script touches is
+ * declared: the bucket's fixed keys and the ready and dead keys of each topic the script
+ * may meet (see {@code prelude.lua}).
+ */
+public final class RedisJobStore {
+
+	/** Bounds the rounds in which a script asks for the keys of more topics. */
+	private static final int MAX_TOPIC_ROUNDS = 4;
+
+	/** Jobs one bulk cancel call takes on one bucket (see cancel-all.lua). */
+	public static final int MAX_CANCEL_PER_CALL = 1000;
+
+	/** Jobs one purge step deletes at most (see purge-waiting.lua). */
+	public static final int MAX_PURGE_PER_CALL = 1000;
+
+	/** The least time a bucket remembers a request that may come twice. */
+	private static final long MIN_REQUEST_MEMORY_MILLIS = 1000;
+
+	private final KeySpace keys;
+
+	private final ScriptRunner scripts;
+
+	/**
+	 * Topics seen per bucket: a script that may meet jobs of any topic (migrate, inspect)
+	 * is sent with their keys declared; when it meets another topic it names it, before
+	 * writing anything, and is sent again.
+	 */
+	private final Map<Integer, Set<String>> topicsByBucket = new ConcurrentHashMap<>();
+
+	/**
+	 * Whether Redis is reached through a proxy (proxy mode) that, like a cluster, may
+	 * keep two buckets on two servers although the client sees one: then no script and no
+	 * command names keys of two buckets, as on a cluster.
+	 */
+	private final boolean behindProxy;
+
+	public RedisJobStore(KeySpace keys, ScriptRunner scripts) {
+		this(keys, scripts, false);
+	}
+
+	/**
+	 * A store that, when {@code behindProxy}, sends every command to the keys of one
+	 * bucket only, as on a cluster, although its client is a standalone one.
+	 * @param keys the key space
+	 * @param scripts the script runner
+	 * @param behindProxy whether a proxy may shard the buckets over several servers
+	 */
+	public RedisJobStore(KeySpace keys, ScriptRunner scripts, boolean behindProxy) {
+		this.keys = keys;
+		this.scripts = scripts;
+		this.behindProxy = behindProxy;
+	}
+
+	public KeySpace keys() {
+		return this.keys;
+	}
+
+	public ScriptRunner scripts() {
+		return this.scripts;
+	}
+
+	RedisClusterAsyncCommands<String, String> commands() {
+		return this.scripts.connections().commands();
+	}
+
+	private <T> CompletableFuture<T> runOn(LuaScript script, int bucket, Collection<String> topics, String... rest) {
+		String[] args = new String[rest.length + 1];
+		args[0] = String.join(",", topics);
+		System.arraycopy(rest, 0, args, 1, rest.length);
+		remember(bucket, topics);
+		return this.scripts.runAsync(script, this.keys.jobScriptKeys(bucket, topics), args);
+	}
+
+	/**
+	 * Runs migrate: the keys of {@link #runOn}, then the bucket's recurring hash, whose
+	 * due triggers it turns into occurrences, and its requests key, where it remembers
+	 * the claim tokens of the jobs it hands over.
+	 */
+	private <T> CompletableFuture<T> runMigrate(int bucket, Collection<String> topics, String... rest) {
+		String[] args = new String[rest.length + 1];
+		args[0] = String.join(",", topics);
+		System.arraycopy(rest, 0, args, 1, rest.length);
+		remember(bucket, topics);
+		String[] topicKeys = this.keys.jobScriptKeys(bucket, topics);
+		String[] keys = Arrays.copyOf(topicKeys, topicKeys.length + 2);
+		keys[topicKeys.length] = this.keys.recurringKey(bucket);
+		keys[topicKeys.length + 1] = this.keys.requestsKey(bucket);
+		return this.scripts.runAsync(Scripts.MIGRATE, keys, args);
+	}
+
+	private <T> CompletableFuture<T> runOn(LuaScript script, int bucket, String topic, String... rest) {
+		return runOn(script, bucket, List.of(topic), rest);
+	}
+
+	/** The topics whose keys scripts on this bucket declare until one finds more. */
+	private Set<String> knownTopics(int bucket) {
+		return new LinkedHashSet<>(this.topicsByBucket.computeIfAbsent(bucket, (b) -> ConcurrentHashMap.newKeySet()));
+	}
+
+	/**
+	 * Runs a script that remembers its request in the bucket's requests key, declared
+	 * after the topic's keys, and gets as its last argument how long to remember it.
+	 * Lettuce sends a command again after reconnecting only while its caller still waits
+	 * (a timed-out command is cancelled, and a cancelled one is never sent), so twice the
+	 * command timeout covers every second run, with room for a Redis clock that runs a
+	 * little fast.
+	 */
+	private <T> CompletableFuture<T> runRemembered(LuaScript script, int bucket, String topic, String... rest) {
+		return runRemembered(script, bucket, topic, rest, new String[0]);
+	}
+
+	/** As above, with {@code after} following the time to remember the request. */
+	private <T> CompletableFuture<T> runRemembered(LuaScript script, int bucket, String topic, String[] rest,
+			String[] after) {
+		String[] args = new String[rest.length + 2 + after.length];
+		args[0] = topic;
+		System.arraycopy(rest, 0, args, 1, rest.length);
+		args[rest.length + 1] = Long.toString(requestMemoryMillis());
+		System.arraycopy(after, 0, args, rest.length + 2, after.length);
+		String[] topicKeys = this.keys.jobScriptKeys(bucket, List.of(topic));
+		String[] keys = Arrays.copyOf(topicKeys, topicKeys.length + 1);
+		keys[topicKeys.length] = this.keys.requestsKey(bucket);
+		remember(bucket, List.of(topic));
+		return this.scripts.runAsync(script, keys, args);
+	}
+
+	private long requestMemoryMillis() {
+		return Math.max(2 * this.scripts.timeout().toMillis(), MIN_REQUEST_MEMORY_MILLIS);
+	}
+
+	private void remember(int bucket, Collection<String> topics) {
+		Set<String> known = this.topicsByBucket.computeIfAbsent(bucket, (b) -> ConcurrentHashMap.newKeySet());
+		known.addAll(topics);
+	}
+
+	/**
+	 * Runs migrate, which may meet jobs of topics not declared yet: when it answers
+	 * {@code topics, t1, t2, ...} (having written nothing), it is sent again with them.
+	 */
+	private List<Object> runMigrateWithAllTopics(int bucket, String... rest) {
+		LuaScript script = Scripts.MIGRATE;
+		for (int round = 0; round < MAX_TOPIC_ROUNDS; round++) {
+			Set<String> topics = knownTopics(bucket);
+			List<Object> reply = this.scripts.await(runMigrate(bucket, topics, rest), script.toString());
+			if (!ScriptReply.asksForTopics(reply)) {
+				return reply;
+			}
+			remember(bucket, ScriptReply.topicsAskedFor(reply));
+		}
+		throw new RedeqException(
+				"Script " + script + " on bucket " + bucket + " kept asking for more topics' keys after "
+						+ MAX_TOPIC_ROUNDS + " rounds; topics known there: " + this.topicsByBucket.get(bucket));
+	}
+
+	private static String[] strings(Object... values) {
+		String[] out = new String[values.length];
+		for (int i = 0; i < values.length; i++) {
+			out[i] = String.valueOf(values[i]);
+		}
+		return out;
+	}
+
+	// ---- producer side ----------------------------------------------------------------
+
+	/**
+	 * Writes jobs of one bucket in one atomic script; the outcomes come in request order,
+	 * the one that became the bucket's earliest job marked.
+	 */
+	public CompletionStage<List<ScheduleOutcome>> schedule(int bucket, long capacityPerBucket,
+			List<ScheduleRequest> requests) {
+		Set<String> topics = new LinkedHashSet<>();
+		String[] args = new String[3 + requests.size() * 8];
+		args[0] = Long.toString(capacityPerBucket);
+		args[1] = Integer.toString(requests.size());
+		args[2] = Integer.toString(this.keys.buckets());
+		int i = 3;
+		for (ScheduleRequest request : requests) {
+			topics.add(KeySpace.topicOf(request.jobKey()));
+			args[i++] = request.jobKey();
+			args[i++] = request.payload();
+			args[i++] = request.absolute() ? "at" : "in";
+			args[i++] = Long.toString(request.millis());
+			args[i++] = request.policyCode();
+			args[i++] = request.settings().encode();
+			args[i++] = (request.traceContext() != null) ? request.traceContext() : "";
+			args[i++] = (request.attemptsUsed() > 0) ? Integer.toString(request.attemptsUsed()) : "";
+		}
+		CompletionStage<List<Object>> reply = runOn(Scripts.SCHEDULE, bucket, topics, args);
+		return reply.thenApply((values) -> ScheduleOutcome.fromScheduleReply(values, requests));
+	}
+
+	/**
+	 * Cancels a waiting job. {@code requestId} is unique to this call: a second run of
+	 * the same command (Lettuce's, after a reconnect) answers as the first did.
+	 */
+	public CompletableFuture<Boolean> cancel(int bucket, String jobKey, String requestId) {
+		CompletableFuture<Long> reply = runRemembered(Scripts.CANCEL, bucket, KeySpace.topicOf(jobKey), jobKey,
+				requestId);
+		return reply.thenApply((cancelled) -> cancelled == 1);
+	}
+
+	/**
+	 * Cancels the waiting jobs (DELAYED or READY) among {@code jobKeys}, all of one topic
+	 * and of this bucket, at most {@link #MAX_CANCEL_PER_CALL}; completes with the
+	 * jobKeys it cancelled. {@code requestId} is unique to this call: a second run of the
+	 * same command answers as the first did.
+	 */
+	public CompletableFuture<List<String>> cancelAll(int bucket, String topic, List<String> jobKeys, String requestId) {
+		if (jobKeys.size() > MAX_CANCEL_PER_CALL) {
+			throw new IllegalArgumentException("A bulk cancel call takes at most " + MAX_CANCEL_PER_CALL
+					+ " jobs per bucket, but got " + jobKeys.size());
+		}
+		String[] args = new String[jobKeys.size() + 2];
+		args[0] = topic;
+		args[1] = Long.toString(requestMemoryMillis());
+		for (int i = 0; i < jobKeys.size(); i++) {
+			args[i + 2] = jobKeys.get(i);
+		}
+		String[] topicKeys = this.keys.jobScriptKeys(bucket, List.of(topic));
+		String[] keys = Arrays.copyOf(topicKeys, topicKeys.length + 1);
+		keys[topicKeys.length] = this.keys.answerKey(bucket, requestId);
+		remember(bucket, List.of(topic));
+		CompletableFuture<List<Object>> reply = this.scripts.runAsync(Scripts.CANCEL_ALL, keys, args);
+		return reply.thenApply((values) -> values.stream().map(String::valueOf).toList());
+	}
+
+	/**
+	 * Moves a waiting job's due time; completes with the new due time, or empty if it
+	 * could not.
+	 */
+	public CompletableFuture<Optional<ScheduleOutcome>> reschedule(int bucket, String jobKey, boolean absolute,
+			long millis) {
+		CompletableFuture<List<Object>> reply = runOn(Scripts.RESCHEDULE, bucket, KeySpace.topicOf(jobKey), jobKey,
+				absolute ? "at" : "in", Long.toString(millis));
+		return reply.thenApply((values) -> ScheduleOutcome.fromMoveReply("rescheduled", values));
+	}
+
+	public CompletableFuture<Optional<StoredJob>> find(int bucket, String jobKey) {
+		CompletableFuture<List<Object>> reply = runOn(Scripts.FIND, bucket, KeySpace.topicOf(jobKey), jobKey);
+		return reply.thenApply((values) -> StoredJob.fromReply(jobKey, values));
+	}
+
+	// ---- migrator ---------------------------------------------------------------------
+
+	public boolean tryLock(int bucket, String owner, long ttlMillis) {
+		String reply = this.scripts
+			.await(commands().set(this.keys.lockKey(bucket), owner, SetArgs.Builder.nx().px(ttlMillis)), "lock bucket");
+		return "OK".equals(reply);
+	}
+
+	public boolean unlock(int bucket, String owner) {
+		Long released = this.scripts.await(runOn(Scripts.UNLOCK, bucket, List.of(), owner), "unlock bucket");
+		return released == 1;
+	}
+
+	/**
+	 * Moves due jobs of one bucket. A sweep also renews the caller's lock, reclaims
+	 * expired leases and drops dead jobs past retention; a migrate woken by a due job
+	 * does only the moving, so the common path stays a few commands long.
+	 */
+	public MigrateResult migrate(int bucket, int batchSize, boolean sweep, String lockOwner, long lockTtlMillis,
+			long deadRetentionMillis) {
+		return MigrateResult.fromReply(runMigrateWithAllTopics(bucket, strings(batchSize, sweep ? lockOwner : "",
+				lockTtlMillis, sweep ? deadRetentionMillis : 0, sweep ? 1 : 0, 0, 0)), bucket, List.of(), 0);
+	}
+
+	/**
+	 * Migrates the due jobs of several buckets at their due time (no lock renewal, no
+	 * lease or retention pass), every script sent before the first reply is awaited: a
+	 * round costs one round trip, not one per bucket. A bucket whose script met a topic
+	 * not declared yet is sent again on its own with it. Each bucket's script gets its
+	 * {@code offers}: it hands due jobs of their topics straight to those consumers
+	 * ({@link MigrateResult#handedOver()}). Every bucket's reply is awaited; the first
+	 * failure is thrown after the last, and the offers of a bucket that failed are left
+	 * for the caller to settle.
+	 * @param offersByBucket per bucket, in the order of {@code buckets}, its offers
+	 */
+	public void migrateDue(int[] buckets, int batchSize, List<List<SlotOffer>> offersByBucket,
+			BiConsumer<Integer, MigrateResult> each) {
+		migrateDue(buckets, batchSize, offersByBucket,
+				offersByBucket.stream().map((offers) -> List.<ClaimedJob>of()).toList(), each);
+	}
+
+	/**
+	 * Migrates as {@link #migrateDue(int[], int, List, BiConsumer)} does, and each
+	 * bucket's script that carries offers also completes the finished jobs given for it
+	 * ({@link MigrateResult#completed()}), as {@link #completeAll} would: the consumers
+	 * that get their jobs by hand-off pay no script of their own to complete them.
+	 * @param completionsByBucket per bucket, finished jobs of that bucket (only where it
+	 * has offers; at most 500)
+	 */
+	public void migrateDue(int[] buckets, int batchSize, List<List<SlotOffer>> offersByBucket,
+			List<List<ClaimedJob>> completionsByBucket, BiConsumer<Integer, MigrateResult> each) {
+		String[] plain = strings(batchSize, "", 0, 0, 0, 0, 0);
+		List<CompletableFuture<List<Object>>> replies = new ArrayList<>(buckets.length);
+		List<String[]> args = new ArrayList<>(buckets.length);
+		for (int i = 0; i < buckets.length; i++) {
+			List<SlotOffer> offers = offersByBucket.get(i);
+			remember(buckets[i], offers.stream().map(SlotOffer::topic).toList());
+			args.add(withOffers(plain, offers, completionsByBucket.get(i)));
+			replies.add(runMigrate(buckets[i], knownTopics(buckets[i]), args.get(i)));
+		}
+		// Each bucket's result is handed on as soon as its reply is in, so its consumers
+		// are signalled without waiting for the replies behind it. A bucket that fails
+		// does not end the round: the scripts behind it are on their way and may run,
+		// handing jobs to consumers, so their replies are awaited too (they come, or time
+		// out, with the failed one's).
+		RuntimeException failure = null;
+		for (int i = 0; i < buckets.length; i++) {
+			try {
+				List<Object> reply = this.scripts.await(replies.get(i), Scripts.MIGRATE.toString());
+				if (ScriptReply.asksForTopics(reply)) {
+					reply = runMigrateWithAllTopics(buckets[i], args.get(i));
+				}
+				each.accept(buckets[i], MigrateResult.fromReply(reply, buckets[i], offersByBucket.get(i),
+						completionsByBucket.get(i).size()));
+			}
+			catch (RuntimeException ex) {
+				failure = (failure != null) ? failure : ex;
+			}
+		}
+		if (failure != null) {
+			throw failure;
+		}
+	}
+
+	/**
+	 * migrate.lua's arguments with the offers in place of "none", and the completions.
+	 */
+	private String[] withOffers(String[] plain, List<SlotOffer> offers, List<ClaimedJob> completions) {
+		if (offers.isEmpty()) {
+			if (!completions.isEmpty()) {
+				throw new IllegalArgumentException("Completions ride only on a migrate call with offers, but "
+						+ completions.size() + " came without one");
+			}
+			return plain;
+		}
+		List<String> args = new ArrayList<>(Arrays.asList(plain).subList(0, plain.length - 2));
+		args.add(Long.toString(requestMemoryMillis()));
+		args.add(Integer.toString(offers.size()));
+		for (SlotOffer offer : offers) {
+			args.add(offer.topic());
+			args.add(Integer.toString(offer.slots()));
+			args.add(Long.toString(offer.leaseMillis()));
+			args.add(offer.token());
+			args.add(Integer.toString(offer.maxAttempts()));
+			args.add(Long.toString(offer.leadMillis()));
+		}
+		if (!completions.isEmpty()) {
+			args.add(Integer.toString(completions.size()));
+			for (ClaimedJob job : completions) {
+				args.add(job.jobKey());
+				args.add(job.token());
+			}
+		}
+		return args.toArray(String[]::new);
+	}
+
+	/**
+	 * The migrator's sweep over the buckets it owns: renews their locks and reads the
+	 * head of each index. On a standalone Redis it is one script for all buckets; in a
+	 * cluster, where a script must stay in one slot, and behind a proxy, which routes a
+	 * script by its first key, one per bucket, pipelined.
+	 */
+	public List<BucketPeek> peek(int[] buckets, String owner, long lockTtlMillis) {
+		List<CompletionStage<List<Object>>> replies = new ArrayList<>();
+		List<int[]> groups = new ArrayList<>();
+		if (this.behindProxy || this.scripts.connections().isCluster()) {
+			for (int bucket : buckets) {
+				groups.add(new int[] { bucket });
+			}
+		}
+		else if (buckets.length > 0) {
+			groups.add(buckets);
+		}
+		for (int[] group : groups) {
+			String[] keys = new String[group.length * 4];
+			for (int i = 0; i < group.length; i++) {
+				keys[i * 4] = this.keys.dueKey(group[i]);
+				keys[i * 4 + 1] = this.keys.leaseKey(group[i]);
+				keys[i * 4 + 2] = this.keys.diedKey(group[i]);
+				keys[i * 4 + 3] = this.keys.lockKey(group[i]);
+			}
+			replies.add(this.scripts.runAsync(Scripts.PEEK, keys, owner, Long.toString(lockTtlMillis)));
+		}
+		List<BucketPeek> peeks = new ArrayList<>(buckets.length);
+		for (int g = 0; g < groups.size(); g++) {
+			peeks.addAll(BucketPeek.fromReply(groups.get(g), this.scripts.await(replies.get(g), "sweep buckets")));
+		}
+		return peeks;
+	}
+
+	/** Announces this instance; returns how many instances are alive. */
+	public long heartbeat(String instanceId, long ttlMillis, boolean leaving) {
+		Long live = this.scripts.run(Scripts.HEARTBEAT, new String[] { this.keys.instancesKey() }, instanceId,
+				Long.toString(ttlMillis), leaving ? "leave" : "beat");
+		return live;
+	}
+
+	/**
+	 * Writes this instance's description with the heartbeat's ttl. A plain {@code SET PX}
+	 * of a key only this instance writes: no other state depends on it, so it needs no
+	 * script; a failure only leaves the last description to expire.
+	 * @param instanceId this instance
+	 * @param description its description
+	 * @param ttlMillis the heartbeat's ttl
+	 * @return the reply, ignored but for failures
+	 */
+	public CompletionStage<String> describeInstance(String instanceId, String description, long ttlMillis) {
+		return commands().set(this.keys.instanceKey(instanceId), description, SetArgs.Builder.px(ttlMillis));
+	}
+
+	/** Removes this instance's description when it leaves. */
+	public void forgetInstance(String instanceId) {
+		this.scripts.await(commands().del(this.keys.instanceKey(instanceId)), "remove instance description");
+	}
+
+	/**
+	 * The descriptions of the instances in the heartbeat set, at most {@code limit}; one
+	 * pipelined GET each, an expired one (its instance died) left out.
+	 * @param limit the most instances read
+	 * @return the descriptions
+	 */
+	public List<String> instanceDescriptions(int limit) {
+		List<String> ids = this.scripts.await(commands().zrange(this.keys.instancesKey(), 0, limit - 1),
+				"list instances");
+		List<CompletionStage<String>> replies = new ArrayList<>(ids.size());
+		for (String id : ids) {
+			replies.add(commands().get(this.keys.instanceKey(id)));
+		}
+		List<String> descriptions = new ArrayList<>(ids.size());
+		for (CompletionStage<String> reply : replies) {
+			String description = this.scripts.await(reply, "read instance description");
+			if (description != null) {
+				descriptions.add(description);
+			}
+		}
+		return descriptions;
+	}
+
+	/**
+	 * Tells consumers of a topic that a bucket has READY jobs; a hint, so it may be lost.
+	 */
+	public CompletionStage<Long> signal(String topic, int bucket) {
+		RedisClusterAsyncCommands<String, String> commands = commands();
+		String key = this.keys.signalKey(topic);
+		long cap = 4L * this.keys.buckets();
+		CompletionStage<Long> pushed = commands.rpush(key, Integer.toString(bucket));
+		// A topic without consumers must not grow its signal list forever; consumers keep
+		// it short, so the trim is sent only when the push found it long.
+		pushed.thenAccept((length) -> {
+			if (length != null && length > cap) {
+				commands.ltrim(key, -cap, -1);
+			}
+		});
+		return pushed;
+	}
+
+	public CompletionStage<Long> publishWake(int bucket, long dueAt) {
+		return commands().publish(this.keys.wakeChannel(), bucket + ":" + dueAt);
+	}
+
+	// ---- consumer side ----------------------------------------------------------------
+
+	/**
+	 * Whether any bucket has READY jobs of the topic: one EXISTS over all its ready sets
+	 * (Lettuce splits it per slot in a cluster), so an idle consumer's safety check costs
+	 * one command, not one per bucket. Behind a proxy, which may not split a multi-key
+	 * command, one EXISTS per bucket, pipelined.
+	 */
+	public boolean anyReady(String topic) {
+		String[] sets = new String[this.keys.buckets()];
+		for (int b = 0; b < sets.length; b++) {
+			sets[b] = this.keys.readyKey(b, topic);
+		}
+		String description = "look for ready jobs of " + topic;
+		if (this.behindProxy) {
+			List<CompletionStage<Long>> each = new ArrayList<>(sets.length);
+			for (String set : sets) {
+				each.add(commands().exists(set));
+			}
+			long existing = 0;
+			for (CompletionStage<Long> reply : each) {
+				Long count = this.scripts.await(reply, description);
+				existing += (count != null) ? count : 0;
+			}
+			return existing > 0;
+		}
+		Long existing = this.scripts.await(commands().exists(sets), description);
+		return existing != null && existing > 0;
+	}
+
+	/**
+	 * Claims up to {@code max} READY jobs of a topic in a bucket under a lease.
+	 * {@code token} must be new for each claim and unique across instances and restarts:
+	 * a claim run again under a token that already took jobs (Lettuce sends a command
+	 * again after reconnecting when its reply was lost) takes no more and delivers the
+	 * jobs still held under it, with their attempts as the first run set them.
+	 */
+	public CompletionStage<ClaimResult> claim(int bucket, String topic, int max, long leaseMillis, String token,
+			int maxAttempts) {
+		return claim(bucket, topic, max, leaseMillis, token, maxAttempts, Double.POSITIVE_INFINITY);
+	}
+
+	/**
+	 * As {@link #claim(int, String, int, long, String, int)}, taking only jobs whose
+	 * ready score (see {@link ClaimedJob#readyScore()}) is at most {@code maxScore}
+	 * ({@link Double#POSITIVE_INFINITY}: any).
+	 */
+	public CompletionStage<ClaimResult> claim(int bucket, String topic, int max, long leaseMillis, String token,
+			int maxAttempts, double maxScore) {
+		String[] bound = (maxScore == Double.POSITIVE_INFINITY) ? new String[0]
+				: new String[] { Double.toString(maxScore) };
+		CompletionStage<List<Object>> reply = runRemembered(Scripts.CLAIM, bucket, topic,
+				strings(max, leaseMillis, token, maxAttempts), bound);
+		return reply.thenApply((values) -> ClaimResult.fromReply(values, bucket, topic, token));
+	}
+
+	/**
+	 * Reads the ready-set scores of a topic's lowest {@code count} READY jobs in each of
+	 * {@code buckets}, one command per bucket, pipelined: what a consumer compares to
+	 * choose the buckets it claims from. A read, not a claim: the jobs may be gone by the
+	 * time it claims.
+	 * @return per bucket, in the order given, its scores lowest first
+	 */
+	public List<CompletionStage<double[]>> readyScores(String topic, List<Integer> buckets, int count) {
+		List<CompletionStage<double[]>> replies = new ArrayList<>(buckets.size());
+		for (int bucket : buckets) {
+			replies.add(commands().zrangeWithScores(this.keys.readyKey(bucket, topic), 0, count - 1)
+				.thenApply((entries) -> entries.stream().mapToDouble(ScoredValue::getScore).toArray()));
+		}
+		return replies;
+	}
+
+	/**
+	 * Asks the topic's rate limiter for up to {@code wanted} job starts under the grant
+	 * id {@code id} (new for each grant); returns the permits granted and, when fewer
+	 * than wanted, the ms until the oldest grant leaves the window.
+	 */
+	public long[] grantStarts(String topic, int permits, long windowMillis, int wanted, String id) {
+		List<Object> reply = this.scripts.await(this.scripts.runAsync(Scripts.RATE_GRANT,
+				this.keys.rateLimitKeys(topic), strings(permits, windowMillis, wanted, id)),
+				"ask the rate limiter of topic " + topic);
+		return new long[] { ScriptReply.number(reply.get(0)), ScriptReply.number(reply.get(1)) };
+	}
+
+	/** Gives back permits of a grant that a claim did not use. */
+	public CompletionStage<Long> refundStarts(String topic, String id, int granted, int unused) {
+		return this.scripts.runAsync(Scripts.RATE_REFUND, this.keys.rateLimitKeys(topic), strings(id, granted, unused));
+	}
+
+	/**
+	 * Completes jobs of one bucket; returns, per job, whether the claim was still ours.
+	 */
+	public CompletionStage<List<Boolean>> completeAll(int bucket, List<ClaimedJob> jobs) {
+		return completeAll(bucket, jobs, null).thenApply(CompletionReply::completed);
+	}
+
+	/**
+	 * Completes jobs of one bucket and, given {@code claim}, claims READY jobs of its
+	 * topic there for the same consumer in the same script (as {@link #claim} would right
+	 * after; a second run under the token answers with what it holds).
+	 * @param bucket the bucket of every job
+	 * @param jobs the finished jobs
+	 * @param claim the consumer's free slots to fill, or {@code null} to only complete
+	 * @return per job whether it completed, and what was claimed
+	 */
+	public CompletionStage<CompletionReply> completeAll(int bucket, List<ClaimedJob> jobs, @Nullable SlotOffer claim) {
+		Set<String> topics = topicsOf(jobs, claim);
+		List<String> args = new ArrayList<>(jobs.size() * 2 + 8);
+		args.add(String.join(",", topics));
+		if (claim == null) {
+			args.add("0");
+		}
+		else {
+			boolean bounded = claim.maxScore() != Double.POSITIVE_INFINITY;
+			args.addAll(List.of(bounded ? "7" : "6", claim.topic(), Integer.toString(claim.slots()),
+					Long.toString(claim.leaseMillis()), claim.token(), Integer.toString(claim.maxAttempts()),
+					Long.toString(requestMemoryMillis())));
+			if (bounded) {
+				args.add(Double.toString(claim.maxScore()));
+			}
+		}
+		for (ClaimedJob job : jobs) {
+			args.add(job.jobKey());
+			args.add(job.token());
+		}
+		remember(bucket, topics);
+		String[] keys = this.keys.jobScriptKeys(bucket, topics);
+		if (claim != null) {
+			keys = Arrays.copyOf(keys, keys.length + 1);
+			keys[keys.length - 1] = this.keys.requestsKey(bucket);
+		}
+		CompletionStage<List<Object>> reply = this.scripts.runAsync(Scripts.COMPLETE, keys,
+				args.toArray(String[]::new));
+		return reply.thenApply((values) -> new CompletionReply(ScriptReply.perJobFlags(values.subList(0, jobs.size())),
+				(claim != null) ? ClaimResult.fromReply(values.subList(jobs.size(), values.size()), bucket,
+						claim.topic(), claim.token()) : null));
+	}
+
+	private static Set<String> topicsOf(List<ClaimedJob> jobs, @Nullable SlotOffer claim) {
+		Set<String> topics = new LinkedHashSet<>(topicsOf(jobs));
+		if (claim != null) {
+			topics.add(claim.topic());
+		}
+		return topics;
+	}
+
+	/**
+	 * Puts a failed job back to DELAYED; returns its new due time, or empty if the claim
+	 * was lost.
+	 */
+	public CompletionStage<Optional<ScheduleOutcome>> retry(ClaimedJob job, long backoffMillis, String error) {
+		CompletionStage<List<Object>> reply = runOn(Scripts.RETRY, job.bucket(), job.topic(), job.jobKey(), job.token(),
+				Long.toString(backoffMillis), error);
+		return reply.thenApply((values) -> ScheduleOutcome.fromMoveReply("retry", values));
+	}
+
+	/** Moves a job to DEAD; returns the time it died, or 0 if the claim was lost. */
+	public CompletionStage<Long> bury(ClaimedJob job, String reason) {
+		return runOn(Scripts.BURY, job.bucket(), job.topic(), job.jobKey(), job.token(), reason);
+	}
+
+	/**
+	 * Renews the leases of jobs of one bucket; returns, per job, whether the claim is
+	 * still ours.
+	 */
+	public CompletionStage<List<Boolean>> extend(int bucket, long leaseMillis, List<ClaimedJob> jobs) {
+		String[] args = new String[1 + jobs.size() * 2];
+		args[0] = Long.toString(leaseMillis);
+		int i = 1;
+		for (ClaimedJob job : jobs) {
+			args[i++] = job.jobKey();
+			args[i++] = job.token();
+		}
+		CompletionStage<List<Object>> reply = runOn(Scripts.EXTEND, bucket, topicsOf(jobs), args);
+		return reply.thenApply(ScriptReply::perJobFlags);
+	}
+
+	/**
+	 * Hands in-flight jobs of one bucket back to READY at once; returns how many were
+	 * still ours.
+	 */
+	public long release(int bucket, List<ClaimedJob> jobs, boolean refundAttempt) {
+		String[] args = new String[jobs.size() * 3];
+		int i = 0;
+		for (ClaimedJob job : jobs) {
+			args[i++] = job.jobKey();
+			args[i++] = job.token();
+			args[i++] = refundAttempt ? "1" : "0";
+		}
+		Long released = this.scripts.await(runOn(Scripts.RELEASE, bucket, topicsOf(jobs), args),
+				"release " + jobs.size() + " jobs");
+		return released;
+	}
+
+	/**
+	 * Hands back, with their attempts, the jobs a claim took whose reply never arrived;
+	 * returns how many. The token is burnt: a claim or migrate under it that reaches
+	 * Redis after this takes nothing.
+	 */
+	public long releaseClaim(int bucket, String topic, String token) {
+		Long released = this.scripts.await(runRemembered(Scripts.RELEASE_CLAIM, bucket, topic, token),
+				"hand back the jobs of a lost claim on topic " + topic);
+		return released;
+	}
+
+	// ---- admin ------------------------------------------------------------------------
+
+	/** A read-only look at one bucket, for metrics and health. */
+	public CompletionStage<BucketInspection> inspect(int bucket) {
+		return inspect(bucket, 0);
+	}
+
+	private CompletionStage<BucketInspection> inspect(int bucket, int round) {
+		Set<String> topics = knownTopics(bucket);
+		CompletionStage<List<Object>> reply = runOn(Scripts.INSPECT, bucket, topics);
+		return reply.thenCompose((values) -> {
+			if (!ScriptReply.asksForTopics(values)) {
+				return CompletableFuture.completedFuture(BucketInspection.fromReply(values));
+			}
+			if (round + 1 >= MAX_TOPIC_ROUNDS) {
+				return CompletableFuture.failedFuture(new RedeqException("Inspecting bucket " + bucket
+						+ " kept asking for more topics' keys; topics known there: " + topics));
+			}
+			remember(bucket, ScriptReply.topicsAskedFor(values));
+			return inspect(bucket, round + 1);
+		});
+	}
+
+	/**
+	 * One step through a bucket's index of a topic's jobs in one state: from rank
+	 * {@code start}, looking at no more than {@code look} entries and keeping no more
+	 * than {@code want}; replies with the next rank (-1 at the end), then pairs jobKey,
+	 * score (see list.lua).
+	 */
+	CompletionStage<List<Object>> list(int bucket, String topic, char state, long start, int look, int want) {
+		return runOn(Scripts.LIST, bucket, topic, String.valueOf(state), Long.toString(start), Integer.toString(look),
+				Integer.toString(want));
+	}
+
+	/** Makes a DELAYED job READY now; false if it was not DELAYED. */
+	public boolean promote(int bucket, String jobKey) {
+		Long promoted = this.scripts.await(runOn(Scripts.PROMOTE, bucket, KeySpace.topicOf(jobKey), jobKey),
+				"promote " + jobKey);
+		return promoted == 1;
+	}
+
+	public long requeueDead(int bucket, String topic, String jobKey, int max) {
+		Long moved = this.scripts.await(runOn(Scripts.REQUEUE_DEAD, bucket, topic, Integer.toString(max), jobKey),
+				"requeue dead jobs of " + topic);
+		return moved;
+	}
+
+	public long purgeDead(int bucket, String topic, int max) {
+		Long purged = this.scripts.await(runOn(Scripts.PURGE_DEAD, bucket, topic, Integer.toString(max)),
+				"purge dead jobs of " + topic);
+		return purged;
+	}
+
+	/**
+	 * One step of a purge of a topic's DELAYED ({@code 'D'}) or READY ({@code 'R'}) jobs
+	 * in one bucket: deletes up to {@code max} of them, looking at no more than
+	 * {@code look} index entries from rank {@code start} (see purge-waiting.lua).
+	 * @return the jobKeys it deleted and where the next step starts
+	 */
+	public PurgeStep purgeWaiting(int bucket, String topic, char state, long start, int look, int max) {
+		List<Object> reply = this.scripts.await(
+				runOn(Scripts.PURGE_WAITING, bucket, topic, String.valueOf(state), Long.toString(start),
+						Integer.toString(look), Integer.toString(max)),
+				"purge " + ((state == 'D') ? "DELAYED" : "READY") + " jobs of " + topic);
+		return PurgeStep.fromReply(reply);
+	}
+
+	// ---- helpers ----------------------------------------------------------------------
+
+	private static Set<String> topicsOf(List<ClaimedJob> jobs) {
+		Set<String> topics = new LinkedHashSet<>();
+		for (ClaimedJob job : jobs) {
+			topics.add(job.topic());
+		}
+		return topics;
+	}
+
+}

@@ -1,7 +1,0 @@
-/**
- * Micrometer metrics and the background snapshot behind gauges and health. Not API.
- */
-@NullMarked
-package io.redeq.metrics;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,8 +1,0 @@
-/**
- * Micrometer Observation around scheduling and handling, and the trace context stored
- * with a job between the two. Not API.
- */
-@NullMarked
-package io.redeq.observation;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,7 +1,0 @@
-/**
- * The producer side: {@link io.redeq.RedeqClient} on top of the job store. Not API.
- */
-@NullMarked
-package io.redeq.schedule;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,8 +1,0 @@
-/**
- * Forwarding of a topic's due jobs to RabbitMQ: a consumer of the topic that publishes
- * each job with publisher confirms and completes it once the broker confirmed it.
- */
-@NullMarked
-package io.redeq.spring.forward;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,9 +1,0 @@
-/**
- * Discovery of {@link io.redeq.spring.RedeqListener @RedeqListener} methods and the
- * registry that turns each into a core subscription for the life of the application
- * context.
- */
-@NullMarked
-package io.redeq.spring.listener;
-
-import org.jspecify.annotations.NullMarked;

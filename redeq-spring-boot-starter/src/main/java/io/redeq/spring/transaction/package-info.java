@@ -1,8 +1,0 @@
-/**
- * Transaction-aware scheduling: jobs scheduled inside a Spring transaction are sent when
- * it commits and dropped when it rolls back.
- */
-@NullMarked
-package io.redeq.spring.transaction;
-
-import org.jspecify.annotations.NullMarked;
