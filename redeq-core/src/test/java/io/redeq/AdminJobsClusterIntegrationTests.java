@@ -12,6 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import io.redeq.internal.EngineAccess;
+import io.redeq.test.ClusterClients;
 import io.redeq.test.RedisCluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,23 +25,20 @@ import static org.awaitility.Awaitility.await;
  */
 class AdminJobsClusterIntegrationTests {
 
-	private static RedisCluster cluster;
+	private static ClusterClients clients;
 
 	private static RedisClusterClient client;
 
 	@BeforeAll
 	static void startCluster() {
-		cluster = new RedisCluster().start();
-		client = RedisClusterClient.create(cluster.seedUris());
+		clients = new ClusterClients(new RedisCluster().start());
+		client = clients.createWithoutRefresh();
 	}
 
 	@AfterAll
 	static void stopCluster() {
-		if (client != null) {
-			client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-		}
-		if (cluster != null) {
-			cluster.close();
+		if (clients != null) {
+			clients.close();
 		}
 	}
 

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import io.redeq.internal.redis.KeySpace;
+import io.redeq.test.ClusterClients;
 import io.redeq.test.RedisCluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,23 +33,20 @@ class ChangeBucketCountClusterIntegrationTests {
 
 	private static final int RECURRING = 20;
 
-	private static RedisCluster cluster;
+	private static ClusterClients clients;
 
 	private static RedisClusterClient client;
 
 	@BeforeAll
 	static void startCluster() {
-		cluster = new RedisCluster().start();
-		client = RedisClusterClient.create(cluster.seedUris());
+		clients = new ClusterClients(new RedisCluster().start());
+		client = clients.createWithoutRefresh();
 	}
 
 	@AfterAll
 	static void stopCluster() {
-		if (client != null) {
-			client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-		}
-		if (cluster != null) {
-			cluster.close();
+		if (clients != null) {
+			clients.close();
 		}
 	}
 

@@ -17,8 +17,6 @@ import io.lettuce.core.FlushMode;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -36,6 +34,7 @@ import io.redeq.internal.redis.RedisConnections;
 import io.redeq.internal.redis.RedisJobStore;
 import io.redeq.internal.redis.ScheduleRequest;
 import io.redeq.internal.redis.ScriptRunner;
+import io.redeq.test.ClusterClients;
 import io.redeq.test.RedisCluster;
 import io.redeq.test.RedisServer;
 
@@ -55,6 +54,8 @@ class ClusterIntegrationTests {
 
 	private static RedisCluster cluster;
 
+	private static ClusterClients clients;
+
 	private static RedisClusterClient client;
 
 	private static RedisClient nodes;
@@ -62,27 +63,18 @@ class ClusterIntegrationTests {
 	@BeforeAll
 	static void startCluster() {
 		cluster = new RedisCluster().start();
-		client = RedisClusterClient.create(cluster.seedUris());
-		client.setOptions(ClusterClientOptions.builder()
-			.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-				.enablePeriodicRefresh(Duration.ofSeconds(1))
-				.enableAllAdaptiveRefreshTriggers()
-				.adaptiveRefreshTriggersTimeout(Duration.ofMillis(200))
-				.build())
-			.build());
+		clients = new ClusterClients(cluster);
+		client = clients.create(Duration.ofMillis(200));
 		nodes = RedisClient.create();
 	}
 
 	@AfterAll
 	static void stopCluster() {
-		if (client != null) {
-			client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-		}
 		if (nodes != null) {
 			nodes.shutdown(Duration.ZERO, Duration.ofSeconds(2));
 		}
-		if (cluster != null) {
-			cluster.close();
+		if (clients != null) {
+			clients.close();
 		}
 	}
 

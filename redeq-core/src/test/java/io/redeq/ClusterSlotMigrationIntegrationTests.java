@@ -22,8 +22,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import org.awaitility.core.ConditionTimeoutException;
@@ -33,6 +31,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import io.redeq.internal.redis.KeySpace;
+import io.redeq.test.ClusterClients;
 import io.redeq.test.RedisCluster;
 import io.redeq.test.RedisServer;
 import io.redeq.test.SlotMigration;
@@ -97,28 +96,21 @@ class ClusterSlotMigrationIntegrationTests {
 
 	private RedisCluster cluster;
 
+	private ClusterClients clients;
+
 	private RedisClusterClient client;
 
 	@BeforeEach
 	void startCluster() {
 		this.cluster = new RedisCluster().withMasters(2).withReplicasPerMaster(0).start();
-		this.client = RedisClusterClient.create(this.cluster.seedUris());
-		this.client.setOptions(ClusterClientOptions.builder()
-			.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-				.enablePeriodicRefresh(Duration.ofSeconds(1))
-				.enableAllAdaptiveRefreshTriggers()
-				.adaptiveRefreshTriggersTimeout(Duration.ofMillis(200))
-				.build())
-			.build());
+		this.clients = new ClusterClients(this.cluster);
+		this.client = this.clients.create(Duration.ofMillis(200));
 	}
 
 	@AfterEach
 	void stopCluster() {
-		if (this.client != null) {
-			this.client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-		}
-		if (this.cluster != null) {
-			this.cluster.close();
+		if (this.clients != null) {
+			this.clients.close();
 		}
 	}
 

@@ -16,8 +16,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -27,6 +25,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.redeq.internal.redis.KeySpace;
+import io.redeq.test.ClusterClients;
 import io.redeq.test.RedisCluster;
 import io.redeq.test.RedisServer;
 
@@ -80,29 +79,23 @@ class LiveReshardIntegrationTests {
 
 	private RedisCluster cluster;
 
+	private ClusterClients clusterClients;
+
 	private final List<RedisClusterClient> clients = new ArrayList<>();
 
 	@BeforeEach
 	void startCluster() {
 		this.cluster = new RedisCluster().withMasters(3).withReplicasPerMaster(0).start();
+		this.clusterClients = new ClusterClients(this.cluster);
 		for (int i = 0; i < ENGINES; i++) {
-			RedisClusterClient client = RedisClusterClient.create(this.cluster.seedUris());
-			client.setOptions(ClusterClientOptions.builder()
-				.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-					.enablePeriodicRefresh(Duration.ofSeconds(1))
-					.enableAllAdaptiveRefreshTriggers()
-					.adaptiveRefreshTriggersTimeout(Duration.ofMillis(200))
-					.build())
-				.build());
-			this.clients.add(client);
+			this.clients.add(this.clusterClients.create(Duration.ofMillis(200)));
 		}
 	}
 
 	@AfterEach
 	void stopCluster() {
-		this.clients.forEach((client) -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
-		if (this.cluster != null) {
-			this.cluster.close();
+		if (this.clusterClients != null) {
+			this.clusterClients.close();
 		}
 	}
 

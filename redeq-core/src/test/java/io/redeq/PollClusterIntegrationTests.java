@@ -10,8 +10,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.AfterAll;
@@ -20,6 +18,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import io.redeq.internal.redis.KeySpace;
+import io.redeq.test.ClusterClients;
 import io.redeq.test.RedisCluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class PollClusterIntegrationTests {
 
-	private static RedisCluster cluster;
+	private static ClusterClients clients;
 
 	private static RedisClusterClient client;
 
@@ -39,23 +38,14 @@ class PollClusterIntegrationTests {
 
 	@BeforeAll
 	static void startCluster() {
-		cluster = new RedisCluster().start();
-		client = RedisClusterClient.create(cluster.seedUris());
-		client.setOptions(ClusterClientOptions.builder()
-			.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-				.enablePeriodicRefresh(Duration.ofSeconds(1))
-				.enableAllAdaptiveRefreshTriggers()
-				.build())
-			.build());
+		clients = new ClusterClients(new RedisCluster().start());
+		client = clients.create();
 	}
 
 	@AfterAll
 	static void stopCluster() {
-		if (client != null) {
-			client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-		}
-		if (cluster != null) {
-			cluster.close();
+		if (clients != null) {
+			clients.close();
 		}
 	}
 

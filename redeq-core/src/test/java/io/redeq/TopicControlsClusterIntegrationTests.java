@@ -8,8 +8,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -19,6 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import io.redeq.internal.redis.KeySpace;
+import io.redeq.test.ClusterClients;
 import io.redeq.test.RedisCluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,7 +31,7 @@ import static org.awaitility.Awaitility.await;
  */
 class TopicControlsClusterIntegrationTests {
 
-	private static RedisCluster cluster;
+	private static ClusterClients clients;
 
 	private static RedisClusterClient client;
 
@@ -40,23 +39,14 @@ class TopicControlsClusterIntegrationTests {
 
 	@BeforeAll
 	static void startCluster() {
-		cluster = new RedisCluster().start();
-		client = RedisClusterClient.create(cluster.seedUris());
-		client.setOptions(ClusterClientOptions.builder()
-			.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-				.enablePeriodicRefresh(Duration.ofSeconds(1))
-				.enableAllAdaptiveRefreshTriggers()
-				.build())
-			.build());
+		clients = new ClusterClients(new RedisCluster().start());
+		client = clients.create();
 	}
 
 	@AfterAll
 	static void stopCluster() {
-		if (client != null) {
-			client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-		}
-		if (cluster != null) {
-			cluster.close();
+		if (clients != null) {
+			clients.close();
 		}
 	}
 

@@ -511,7 +511,7 @@ final class Acknowledgements implements LeaseKeeper.Completions {
 		}
 		ClaimResult claimed = call.claimed().get();
 		if (failure == null && claimed != null) {
-			call.claim().accept(claimed.jobs(), claimed.now() * 1000, System.nanoTime());
+			call.claim().accept(claimed.jobs(), claimed.now() * 1000, this.nanoClock.getAsLong());
 			this.nextJobs.claimed(call.bucket(), claimed);
 		}
 		else {

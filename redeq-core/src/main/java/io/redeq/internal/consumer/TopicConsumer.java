@@ -11,6 +11,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -24,16 +26,16 @@ import io.redeq.internal.JobEvents;
 import io.redeq.internal.JobIds;
 import io.redeq.internal.LogOnce;
 import io.redeq.internal.control.StartLimiter;
-import io.redeq.internal.control.TopicPauses;
 import io.redeq.internal.redis.ClaimResult;
 import io.redeq.internal.redis.ClaimedJob;
-import io.redeq.internal.redis.RedisJobStore;
 import io.redeq.internal.redis.SlotOffer;
 
-// Over 300 lines: the fetch loop, the three ways of claiming (fetcher, hand-off,
+// Over 400 lines: the fetch loop, the three ways of claiming (fetcher, hand-off,
 // completion) that share its slots and claim gates, the choice among buckets that keeps
 // priority order across them, and the graceful close; what close gives back to READY is
-// HandBacks', what is known of each bucket's head is BucketHints'.
+// HandBacks', what is known of each bucket's head is BucketHints', and what it needs
+// from Redis is ConsumerStore's. The claim round (plan and claims) is the next part to
+// move out.
 /**
  * A subscription: one fetcher thread claims READY jobs of a topic only into free worker
  * slots (no local buffer, so nothing waits in memory when the instance dies), the topic's
@@ -76,7 +78,7 @@ public final class TopicConsumer implements Subscription {
 
 	private final ConsumerSettings settings;
 
-	private final RedisJobStore store;
+	private final ConsumerStore store;
 
 	private final RedeqOptions options;
 
@@ -110,7 +112,15 @@ public final class TopicConsumer implements Subscription {
 
 	private final LostClaims lostClaims;
 
-	private final TopicPauses pauses;
+	/** Whether a topic is paused: this instance's copy, refreshed in the background. */
+	private final Predicate<String> pauses;
+
+	/**
+	 * {@link System#nanoTime()}, or a test's clock: how long what a claim learned is
+	 * trusted, when a lost claim is handed back again, when a job handed over early may
+	 * start.
+	 */
+	private final LongSupplier nanoClock;
 
 	private final @Nullable StartLimiter limiter;
 
@@ -128,14 +138,14 @@ public final class TopicConsumer implements Subscription {
 	private static final long READY_KNOWN_NANOS = Duration.ofSeconds(1).toNanos();
 
 	/**
-	 * Per bucket, when (System.nanoTime) a claim of this consumer last left READY jobs of
-	 * the topic there, or 0 when its last claim emptied it: where a completion claims the
-	 * next jobs in the same script.
+	 * Per bucket, when (on the nano clock) a claim of this consumer last left READY jobs
+	 * of the topic there, or 0 when its last claim emptied it: where a completion claims
+	 * the next jobs in the same script.
 	 */
 	private final AtomicLongArray readyKnown;
 
 	/**
-	 * Per bucket, when (System.nanoTime) the migrator last answered an offer of this
+	 * Per bucket, when (on the nano clock) the migrator last answered an offer of this
 	 * consumer there, 0 never: while it does so, its next call there is near, and the
 	 * bucket's completions wait to ride on it.
 	 */
@@ -149,34 +159,48 @@ public final class TopicConsumer implements Subscription {
 
 	public TopicConsumer(ConsumerSettings settings, JobHandler<Object> handler, ConsumerContext context,
 			Runnable onClosed) {
+		this(settings, handler, context, ConsumerStore.of(context.store(), context.options()),
+				context.pauses()::isPaused, System::nanoTime, onClosed);
+	}
+
+	/**
+	 * A subscription on the given ports: Redis, or a test's fakes; {@code context}'s
+	 * store and pauses are not used.
+	 * @param pauses whether a topic is paused
+	 * @param nanoClock {@link System#nanoTime()}, or a test's clock
+	 */
+	TopicConsumer(ConsumerSettings settings, JobHandler<Object> handler, ConsumerContext context, ConsumerStore store,
+			Predicate<String> pauses, LongSupplier nanoClock, Runnable onClosed) {
 		this.settings = settings;
-		this.store = context.store();
+		this.store = store;
 		this.options = context.options();
 		this.events = context.events();
 		this.timers = context.timers();
 		this.onClosed = onClosed;
-		this.signals = new WorkSignals(this.store, this.options, settings.topic(), context.localSignals());
+		this.nanoClock = nanoClock;
+		this.signals = new WorkSignals(store.signals(settings.topic()), this.options, settings.topic(),
+				context.localSignals());
 		this.workers = new Workers(settings.topic(), settings.concurrency(),
-				this.options.prefetchFor(settings.concurrency()));
+				this.options.prefetchFor(settings.concurrency()), nanoClock);
 		this.readyKnown = new AtomicLongArray(this.options.buckets());
 		this.handedOverIn = new AtomicLongArray(this.options.buckets());
 		this.claimGates = new ClaimGates(this.options.buckets());
-		this.handBacks = new HandBacks(this.store, settings, this.options.shutdownTimeout());
-		this.acknowledgements = new Acknowledgements(this.store, settings.topic(), this.timers, this.workers::execute,
-				new NextJobsAfterCompletion());
-		JobOutcomes outcomes = new JobOutcomes(this.store, settings, context.listeners(), this.events,
-				context.wakeUps(), this.acknowledgements);
+		this.handBacks = new HandBacks(store, settings, this.options.shutdownTimeout());
+		this.acknowledgements = new Acknowledgements(store, settings.topic(), this.timers, this.workers::execute,
+				new NextJobsAfterCompletion(), nanoClock);
+		JobOutcomes outcomes = new JobOutcomes(store, settings, context.listeners(), this.events, context.wakeUps(),
+				this.acknowledgements);
 		this.invocation = new HandlerInvocation(settings, handler, context.codec(), outcomes, this.timers, this.workers,
 				context.observations());
 		// Claim tokens are used once (a bucket remembers them for a while to recognise a
 		// claim Lettuce sends again): unique per subscription and per start, even under
 		// an instance id that a restarted instance or another subscription shares.
 		this.tokenPrefix = context.instanceId() + ":" + JobIds.next().substring(0, 8) + ":";
-		this.leases = new LeaseKeeper(this.store, settings.lease(), this.workers.running(), this.acknowledgements);
-		this.lostClaims = new LostClaims(this.store, settings.topic(), settings.lease(), System::nanoTime);
-		this.pauses = context.pauses();
-		this.limiter = (settings.rateLimit() != null)
-				? new StartLimiter(this.store, settings.topic(), settings.rateLimit()) : null;
+		this.leases = new LeaseKeeper(store, settings.lease(), this.workers.running(), this.acknowledgements);
+		this.lostClaims = new LostClaims(store, settings.topic(), settings.lease(), nanoClock);
+		this.pauses = pauses;
+		this.limiter = (settings.rateLimit() != null) ? store.startLimiter(settings.topic(), settings.rateLimit())
+				: null;
 		this.fetcher = new Thread(this::fetchLoop, "redeq-fetch-" + settings.topic());
 		this.fetcher.setDaemon(true);
 		this.handOffs = context.handOffs();
@@ -208,7 +232,7 @@ public final class TopicConsumer implements Subscription {
 	private void fetchLoop() {
 		while (this.fetching) {
 			try {
-				if (this.pauses.isPaused(this.settings.topic())) {
+				if (this.pauses.test(this.settings.topic())) {
 					awaitResume();
 					continue;
 				}
@@ -252,7 +276,7 @@ public final class TopicConsumer implements Subscription {
 	 * were taken without a claim, so once resumed the fetcher looks at every bucket.
 	 */
 	private void awaitResume() {
-		while (this.fetching && this.pauses.isPaused(this.settings.topic())) {
+		while (this.fetching && this.pauses.test(this.settings.topic())) {
 			this.signals.pause(PAUSED_CHECK);
 		}
 		this.signals.lookEverywhere();
@@ -268,7 +292,7 @@ public final class TopicConsumer implements Subscription {
 		if (this.lostClaims.anyDue()) {
 			this.lostClaims.handBack().forEach(this.signals::moreHere);
 		}
-		while (free.left() > 0 && this.fetching && !this.pauses.isPaused(this.settings.topic())) {
+		while (free.left() > 0 && this.fetching && !this.pauses.test(this.settings.topic())) {
 			List<Integer> candidates = this.signals.takeHinted();
 			if (candidates.isEmpty()) {
 				return 0;
@@ -401,7 +425,7 @@ public final class TopicConsumer implements Subscription {
 		RuntimeException failure = null;
 		for (int i = 0; i < scores.length; i++) {
 			try {
-				scores[i] = this.store.scripts().await(replies.get(i), "read the ready jobs of " + topic);
+				scores[i] = this.store.await(replies.get(i), "read the ready jobs of " + topic);
 			}
 			catch (RuntimeException ex) {
 				failure = (failure != null) ? failure : ex;
@@ -511,7 +535,7 @@ public final class TopicConsumer implements Subscription {
 			}
 			int bucket = candidates.get(i);
 			try {
-				results[i] = this.store.scripts().await(reply, "claim jobs of topic " + topic);
+				results[i] = this.store.await(reply, "claim jobs of topic " + topic);
 			}
 			catch (RedeqException ex) {
 				// The permits stay used: the claim may have taken jobs before its reply
@@ -630,16 +654,16 @@ public final class TopicConsumer implements Subscription {
 	 */
 	private boolean mayClaimElsewhere() {
 		return this.fetching && this.limiter == null && !this.lostClaims.anyNotHandedBack()
-				&& !this.pauses.isPaused(this.settings.topic());
+				&& !this.pauses.test(this.settings.topic());
 	}
 
 	private void noteReady(int bucket, long remaining) {
-		this.readyKnown.set(bucket, (remaining > 0) ? Math.max(1, System.nanoTime()) : 0);
+		this.readyKnown.set(bucket, (remaining > 0) ? Math.max(1, this.nanoClock.getAsLong()) : 0);
 	}
 
 	private boolean readyKnownIn(int bucket) {
 		long seen = this.readyKnown.get(bucket);
-		return seen != 0 && System.nanoTime() - seen < READY_KNOWN_NANOS;
+		return seen != 0 && this.nanoClock.getAsLong() - seen < READY_KNOWN_NANOS;
 	}
 
 	/**
@@ -665,7 +689,7 @@ public final class TopicConsumer implements Subscription {
 	 * completions it carried: its next call there is near.
 	 */
 	void completionsRode(int bucket, List<PendingCompletion> riding, List<Boolean> completed) {
-		this.handedOverIn.set(bucket, Math.max(1, System.nanoTime()));
+		this.handedOverIn.set(bucket, Math.max(1, this.nanoClock.getAsLong()));
 		this.acknowledgements.rode(riding, completed);
 	}
 
@@ -693,7 +717,7 @@ public final class TopicConsumer implements Subscription {
 		synchronized (this.starting) {
 			for (ClaimedJob job : jobs) {
 				long earlyNanos = (job.dueAt() * 1000 > redisNowMicros)
-						? redisClock.nanosUntil(job.dueAt() * 1000, System.nanoTime()) : 0;
+						? redisClock.nanosUntil(job.dueAt() * 1000, this.nanoClock.getAsLong()) : 0;
 				if (this.fetching && this.workers.start(job, this.invocation::run, earlyNanos, this.timers,
 						this.handBacks::unstarted)) {
 					this.events.started(job.topic(), Duration.ofMillis(Math.max(0, redisNow - job.dueAt())));
@@ -837,7 +861,8 @@ public final class TopicConsumer implements Subscription {
 		@Override
 		public boolean handOffNear(int bucket) {
 			long seen = TopicConsumer.this.handedOverIn.get(bucket);
-			return seen != 0 && System.nanoTime() - seen < Acknowledgements.RIDE_WAIT.toNanos() && mayClaimElsewhere();
+			return seen != 0 && TopicConsumer.this.nanoClock.getAsLong() - seen < Acknowledgements.RIDE_WAIT.toNanos()
+					&& mayClaimElsewhere();
 		}
 
 		@Override

@@ -5,14 +5,9 @@ import java.util.List;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
-import io.lettuce.core.KeyValue;
-import io.lettuce.core.RedisCommandTimeoutException;
-import io.lettuce.core.api.StatefulConnection;
 import org.jspecify.annotations.Nullable;
 
 import io.redeq.RedeqOptions;
-import io.redeq.RedeqUnavailableException;
-import io.redeq.internal.redis.RedisConnections;
 import io.redeq.internal.redis.RedisJobStore;
 
 /**
@@ -42,13 +37,11 @@ final class WorkSignals {
 	 */
 	static final Duration SHORTEST_BLOCK = Duration.ofMillis(10);
 
-	private final RedisJobStore store;
+	private final SignalList store;
 
 	private final RedeqOptions options;
 
 	private final String topic;
-
-	private final String signalKey;
 
 	private final BucketHints hints;
 
@@ -59,8 +52,6 @@ final class WorkSignals {
 	/** Signalled on close, and when this instance's migrator made jobs READY. */
 	private final Condition wakeUp = this.lock.newCondition();
 
-	private volatile @Nullable StatefulConnection<String, String> blockingConnection;
-
 	private volatile boolean closed;
 
 	private boolean holdsSignal;
@@ -68,10 +59,14 @@ final class WorkSignals {
 	private long lastScan = System.nanoTime();
 
 	WorkSignals(RedisJobStore store, RedeqOptions options, String topic, LocalWorkSignals local) {
+		this(SignalList.of(store, topic, options.commandTimeout()), options, topic, local);
+	}
+
+	/** Signals through {@code store}: a test's fake, or the topic's list in Redis. */
+	WorkSignals(SignalList store, RedeqOptions options, String topic, LocalWorkSignals local) {
 		this.store = store;
 		this.options = options;
 		this.topic = topic;
-		this.signalKey = store.keys().signalKey(topic);
 		this.local = local;
 		this.hints = new BucketHints(options.buckets());
 		this.hints.addAll(options.buckets()); // on start, look everywhere once
@@ -122,7 +117,7 @@ final class WorkSignals {
 		this.hints.learned(bucket, (remaining > 0) ? atLeast : Double.POSITIVE_INFINITY, signalsBefore);
 		if (remaining > 0 && full && this.holdsSignal) {
 			this.holdsSignal = false;
-			this.store.signal(this.topic, bucket);
+			this.store.push(bucket);
 		}
 	}
 
@@ -143,7 +138,7 @@ final class WorkSignals {
 		long pollNanos = this.options.pollInterval().toNanos();
 		if (System.nanoTime() - this.lastScan >= pollNanos || this.options.blocksInRedis()) {
 			this.lastScan = System.nanoTime();
-			if (!this.closed && this.store.anyReady(this.topic)) {
+			if (!this.closed && this.store.anyReady()) {
 				this.hints.addAll(this.options.buckets());
 			}
 		}
@@ -169,9 +164,7 @@ final class WorkSignals {
 			bucket = blockForSignal(wait);
 		}
 		else {
-			bucket = this.store.scripts()
-				.await(this.store.scripts().connections().commands().lpop(this.signalKey),
-						"poll for work on " + this.topic);
+			bucket = this.store.pop();
 			if (bucket == null && !this.options.blocksInRedis()) {
 				awaitLocalSignal((wait.compareTo(NON_BLOCKING_POLL) < 0) ? wait : NON_BLOCKING_POLL);
 			}
@@ -189,7 +182,7 @@ final class WorkSignals {
 		}
 		if (last || System.nanoTime() - this.lastScan >= poll.toNanos()) {
 			this.lastScan = System.nanoTime();
-			if (!this.closed && this.store.anyReady(this.topic)) {
+			if (!this.closed && this.store.anyReady()) {
 				this.hints.addAll(this.options.buckets());
 			}
 		}
@@ -211,27 +204,12 @@ final class WorkSignals {
 		return blockForSignal(this.options.pollInterval());
 	}
 
-	/** BLPOP for {@code poll} (whole milliseconds; Redis 6 takes fractional seconds). */
 	private @Nullable String blockForSignal(Duration poll) {
-		try {
-			KeyValue<String, String> signal = this.store.scripts()
-				.await(RedisConnections.asyncOf(blockingConnection()).blpop(poll.toMillis() / 1000.0, this.signalKey),
-						"wait for work on topic " + this.topic, poll.plus(this.options.commandTimeout()));
-			return (signal != null && signal.hasValue()) ? signal.getValue() : null;
-		}
-		catch (RedeqUnavailableException ex) {
-			if (ex.getCause() instanceof RedisCommandTimeoutException && !this.closed) {
-				return null; // the client's own command timeout is shorter than our poll:
-								// same as no signal
-			}
-			throw ex;
-		}
+		return this.store.blockingPop(poll);
 	}
 
 	private @Nullable String pollForSignal() {
-		String signal = this.store.scripts()
-			.await(this.store.scripts().connections().commands().lpop(this.signalKey),
-					"poll for work on " + this.topic);
+		String signal = this.store.pop();
 		if (signal == null) {
 			awaitLocalSignal(NON_BLOCKING_POLL);
 		}
@@ -258,22 +236,6 @@ final class WorkSignals {
 		finally {
 			this.lock.unlock();
 		}
-	}
-
-	private StatefulConnection<String, String> blockingConnection() {
-		StatefulConnection<String, String> connection = this.blockingConnection;
-		if (connection == null) {
-			connection = this.store.scripts().connections().connectDedicated();
-			this.blockingConnection = connection;
-			// close() sets closed before it reads the connection, and we publish the
-			// connection before reading closed: whichever runs second sees the other, so
-			// a close that raced the first BLPOP still cuts it short instead of waiting
-			// a poll interval.
-			if (this.closed) {
-				this.store.scripts().connections().close(connection);
-			}
-		}
-		return connection;
 	}
 
 	/**
@@ -308,10 +270,7 @@ final class WorkSignals {
 		finally {
 			this.lock.unlock();
 		}
-		StatefulConnection<String, String> connection = this.blockingConnection;
-		if (connection != null) {
-			this.store.scripts().connections().close(connection);
-		}
+		this.store.close();
 	}
 
 }

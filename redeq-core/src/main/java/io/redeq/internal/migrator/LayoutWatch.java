@@ -1,12 +1,12 @@
 package io.redeq.internal.migrator;
 
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.redeq.internal.redis.BucketLayout;
-import io.redeq.internal.redis.JobQueries;
 
 /**
  * Watches the bucket layout recorded for the prefix from the migrator's heartbeat. A
@@ -25,7 +25,7 @@ final class LayoutWatch {
 
 	private static final Logger logger = LoggerFactory.getLogger(LayoutWatch.class);
 
-	private final JobQueries queries;
+	private final Supplier<BucketLayout> layouts;
 
 	private final String prefix;
 
@@ -38,14 +38,14 @@ final class LayoutWatch {
 
 	/**
 	 * A watch for an instance on {@code buckets} buckets.
-	 * @param queries where the layout is read
+	 * @param layouts reads the recorded layout
 	 * @param prefix the prefix, for the log
 	 * @param buckets the count this instance runs on
 	 * @param hold told {@code true} when this instance must hold, {@code false} when it
 	 * may go on
 	 */
-	LayoutWatch(JobQueries queries, String prefix, int buckets, Consumer<Boolean> hold) {
-		this.queries = queries;
+	LayoutWatch(Supplier<BucketLayout> layouts, String prefix, int buckets, Consumer<Boolean> hold) {
+		this.layouts = layouts;
 		this.prefix = prefix;
 		this.buckets = buckets;
 		this.hold = hold;
@@ -57,7 +57,7 @@ final class LayoutWatch {
 	 * @return whether this instance may migrate and claim on its buckets
 	 */
 	boolean check() {
-		BucketLayout layout = this.queries.readLayout();
+		BucketLayout layout = this.layouts.get();
 		boolean runnable = layout.isRunnableWith(this.buckets);
 		if (!runnable && !this.holding) {
 			this.holding = true;

@@ -4,6 +4,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.IntConsumer;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.stream.IntStream;
 
@@ -18,11 +21,15 @@ import io.redeq.internal.WakeUps;
 import io.redeq.internal.consumer.HandOffs;
 import io.redeq.internal.consumer.LocalWorkSignals;
 import io.redeq.internal.recurring.RecurringJobs;
+import io.redeq.internal.redis.BucketLayout;
 import io.redeq.internal.redis.BucketPeek;
 import io.redeq.internal.redis.JobQueries;
 import io.redeq.internal.redis.MigrateResult;
 import io.redeq.internal.redis.RedisJobStore;
 
+// Over 400 lines: the loop's steps (ownership, sweep, the pipelined round with its
+// hand-offs, the plan each reply makes) and close; the plan itself is BucketOwnership's,
+// what it needs from Redis MigrationScripts'.
 /**
  * Moves due jobs from this instance's buckets to their topics' ready lists. One thread
  * per engine, started by {@link #start()}; until then it does nothing in Redis.
@@ -54,7 +61,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 
 	private static final long LEAD_NANOS = HandOffs.LEAD_MILLIS * 1_000_000L;
 
-	private final RedisJobStore store;
+	private final MigrationScripts store;
 
 	private final RedeqOptions options;
 
@@ -64,7 +71,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 
 	private final BucketOwnership ownership;
 
-	private final WakeChannel wakeChannel;
+	private final WakeHints wakeChannel;
 
 	private final LocalWorkSignals localSignals;
 
@@ -74,13 +81,16 @@ public final class Migrator implements WakeUps, AutoCloseable {
 
 	private final LogOnce failures = new LogOnce(logger);
 
-	private final RecurringJobs recurring;
+	private final CronRefills recurring;
 
 	private final InstanceDescriptions description;
 
 	private final Supplier<List<InstanceInfo.Listener>> listeners;
 
 	private final LayoutWatch layout;
+
+	/** {@link System#nanoTime()}, or a test's clock: when a reply came in. */
+	private final LongSupplier nanoClock;
 
 	private volatile boolean running = true;
 
@@ -102,6 +112,23 @@ public final class Migrator implements WakeUps, AutoCloseable {
 	public Migrator(RedisJobStore store, RedeqOptions options, String instanceId, JobEvents events,
 			LocalWorkSignals localSignals, HandOffs handOffs, RecurringJobs recurring, InstanceDescriptions description,
 			Supplier<List<InstanceInfo.Listener>> listeners, Consumer<Boolean> hold) {
+		this(MigrationScripts.of(store), (wake) -> new WakeChannel(store, options.buckets(), wake, options.proxyMode()),
+				options, instanceId, events, localSignals, handOffs, recurring::refill, description, listeners,
+				System::nanoTime, new JobQueries(store.keys(), store.scripts())::readLayout, hold);
+	}
+
+	/**
+	 * A migrator on the given ports: Redis and the wake channel, or a test's fakes.
+	 * @param wakeChannel the channel, given where a wake-up heard on it goes
+	 * @param nanoClock {@link System#nanoTime()}, or a test's clock, on which the
+	 * migrator plans its calls
+	 * @param layout reads the bucket layout recorded in Redis
+	 * @param hold told whether this instance must hold (see {@link LayoutWatch})
+	 */
+	Migrator(MigrationScripts store, Function<IntConsumer, WakeHints> wakeChannel, RedeqOptions options,
+			String instanceId, JobEvents events, LocalWorkSignals localSignals, HandOffs handOffs,
+			CronRefills recurring, InstanceDescriptions description, Supplier<List<InstanceInfo.Listener>> listeners,
+			LongSupplier nanoClock, Supplier<BucketLayout> layout, Consumer<Boolean> hold) {
 		this.handOffs = handOffs;
 		this.description = description;
 		this.listeners = listeners;
@@ -110,12 +137,12 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		this.options = options;
 		this.instanceId = instanceId;
 		this.events = events;
+		this.nanoClock = nanoClock;
 		this.ownership = new BucketOwnership(options.buckets(), Math.floorMod(instanceId.hashCode(), options.buckets()),
-				options.lockTtl(), options.sweepInterval(), System::nanoTime);
-		this.wakeChannel = new WakeChannel(store, options.buckets(), this.ownership::wakeNow, options.proxyMode());
+				options.lockTtl(), options.sweepInterval(), nanoClock);
+		this.wakeChannel = wakeChannel.apply(this.ownership::wakeNow);
 		this.localSignals = localSignals;
-		this.layout = new LayoutWatch(new JobQueries(store.keys(), store.scripts()), options.prefix(),
-				options.buckets(), hold);
+		this.layout = new LayoutWatch(layout, options.prefix(), options.buckets(), hold);
 		this.thread = new Thread(this::run, "redeq-migrator-" + options.prefix());
 		this.thread.setDaemon(true);
 	}
@@ -139,24 +166,33 @@ public final class Migrator implements WakeUps, AutoCloseable {
 
 	private void run() {
 		while (this.running) {
-			try {
-				if (this.ownership.ownershipCheckDue()) {
-					maintainOwnership();
-					this.ownership.ownershipChecked();
-				}
-				if (this.ownership.sweepDue()) {
-					sweep();
-					this.ownership.swept();
-				}
-				migrateDueBuckets();
-				this.failures.recovered("Migrator of prefix '{}' works again", this.options.prefix());
-			}
-			catch (RuntimeException ex) {
-				this.failures.failed("Migrator of prefix '" + this.options.prefix()
-						+ "' cannot reach Redis or run its scripts; retrying every second until it can", ex);
-				this.ownership.backOff(RETRY_DELAY);
-			}
+			pass();
 			awaitNextWakeUp();
+		}
+	}
+
+	/**
+	 * One pass of the migrator's loop, without its wait: the ownership check and the
+	 * sweep when due, then every bucket whose time has come. A pass that fails backs
+	 * every step off by {@link #RETRY_DELAY}.
+	 */
+	void pass() {
+		try {
+			if (this.ownership.ownershipCheckDue()) {
+				maintainOwnership();
+				this.ownership.ownershipChecked();
+			}
+			if (this.ownership.sweepDue()) {
+				sweep();
+				this.ownership.swept();
+			}
+			migrateDueBuckets();
+			this.failures.recovered("Migrator of prefix '{}' works again", this.options.prefix());
+		}
+		catch (RuntimeException ex) {
+			this.failures.failed("Migrator of prefix '" + this.options.prefix()
+					+ "' cannot reach Redis or run its scripts; retrying every second until it can", ex);
+			this.ownership.backOff(RETRY_DELAY);
 		}
 	}
 
@@ -276,7 +312,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 						.map((inBucket) -> inBucket.stream().flatMap((offer) -> offer.completions().stream()).toList())
 						.toList(),
 					(bucket, result) -> {
-						long repliedNanos = System.nanoTime();
+						long repliedNanos = this.nanoClock.getAsLong();
 						List<HandOffs.Offer> mine = offers.get(indexOf(due, bucket));
 						int from = 0;
 						for (int i = 0; i < mine.size(); i++) {

@@ -17,7 +17,7 @@ import io.redeq.internal.redis.RedisJobStore;
  * level and forgotten. In proxy mode, where pub/sub is forbidden, the channel is silent:
  * it neither publishes nor subscribes, and owners rely on their timers and sweeps.
  */
-final class WakeChannel implements AutoCloseable {
+final class WakeChannel implements WakeHints {
 
 	private static final Logger logger = LoggerFactory.getLogger(WakeChannel.class);
 
@@ -45,7 +45,8 @@ final class WakeChannel implements AutoCloseable {
 	}
 
 	/** Asks the owner of {@code bucket}, whoever it is, to migrate it now. */
-	void publish(int bucket, long dueAtMillis) {
+	@Override
+	public void publish(int bucket, long dueAtMillis) {
 		if (this.silent) {
 			return;
 		}
@@ -61,7 +62,8 @@ final class WakeChannel implements AutoCloseable {
 	 * then lives until {@link #close()} (Lettuce resubscribes after a reconnect).
 	 * @throws io.redeq.RedeqUnavailableException if Redis does not confirm in time
 	 */
-	void subscribe() {
+	@Override
+	public void subscribe() {
 		if (this.silent || this.connection != null) {
 			return;
 		}

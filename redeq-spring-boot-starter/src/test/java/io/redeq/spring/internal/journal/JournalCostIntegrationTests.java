@@ -63,7 +63,7 @@ class JournalCostIntegrationTests {
 	 */
 	@Test
 	void scheduleInATransactionWithTheJournalOffAndOn() {
-		JournalPostgresSetup setup = new JournalPostgresSetup(this.redis);
+		JournalScenarios setup = new PostgresJournalScenarios(this.redis, () -> postgres);
 		setup.runner()
 			.withPropertyValues("redeq.journal.enabled=false", "redeq.consumer.enabled=false", "redeq.max-pending=0")
 			.run((off) -> setup.runner()
@@ -141,35 +141,6 @@ class JournalCostIntegrationTests {
 			long start = System.nanoTime();
 			JournalCostIntegrationTests.run(this.transaction, this.jdbc, this.client, this.topic, times);
 			this.nanos += System.nanoTime() - start;
-		}
-
-	}
-
-	/** The scenarios' application setup, on this class's PostgreSQL. */
-	private static final class JournalPostgresSetup extends JournalScenarios {
-
-		JournalPostgresSetup(RedisServer redis) {
-			super(redis);
-		}
-
-		@Override
-		String jdbcUrl() {
-			return postgres.jdbcUrl();
-		}
-
-		@Override
-		String user() {
-			return PostgresServer.USER;
-		}
-
-		@Override
-		void stopDatabase() {
-			postgres.stop();
-		}
-
-		@Override
-		void startDatabase() {
-			postgres.start();
 		}
 
 	}

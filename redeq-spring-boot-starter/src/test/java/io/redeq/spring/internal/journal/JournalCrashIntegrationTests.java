@@ -74,7 +74,7 @@ class JournalCrashIntegrationTests {
 		try (Redeq reader = Redeq.builder(this.lettuce).autoStartup(false).migratorEnabled(false).build()) {
 			assertThat(reader.client().find("crash", "killed-1")).isEmpty();
 		}
-		ApplicationContextRunner survivor = new JournalPostgresScenarios(this.redis).runner();
+		ApplicationContextRunner survivor = new PostgresJournalScenarios(this.redis, () -> postgres).runner();
 		survivor.run((context) -> {
 			// Its relay sends the row at startup.
 			JournalScenarios.Runs runs = JournalScenarios.subscribe(context, "crash");
@@ -87,35 +87,6 @@ class JournalCrashIntegrationTests {
 			assertThat(runs.count("killed-1")).isEqualTo(1);
 			assertThat(runs.payloads()).containsExactly("from the dead");
 		});
-	}
-
-	/** The scenarios' application setup, on this class's PostgreSQL. */
-	private static final class JournalPostgresScenarios extends JournalScenarios {
-
-		JournalPostgresScenarios(RedisServer redis) {
-			super(redis);
-		}
-
-		@Override
-		String jdbcUrl() {
-			return postgres.jdbcUrl();
-		}
-
-		@Override
-		String user() {
-			return PostgresServer.USER;
-		}
-
-		@Override
-		void stopDatabase() {
-			postgres.stop();
-		}
-
-		@Override
-		void startDatabase() {
-			postgres.start();
-		}
-
 	}
 
 }

@@ -12,12 +12,12 @@ import io.redeq.test.RedisTest;
 
 /** The journal on a real PostgreSQL server, started by the test support. */
 @RedisTest
-class JournalPostgresIntegrationTests extends JournalScenarios {
+class JournalPostgresIntegrationTests extends PostgresJournalScenarios {
 
 	private static PostgresServer postgres;
 
 	JournalPostgresIntegrationTests(RedisServer redis) {
-		super(redis);
+		super(redis, () -> postgres);
 	}
 
 	@BeforeAll
@@ -33,26 +33,6 @@ class JournalPostgresIntegrationTests extends JournalScenarios {
 	@BeforeEach
 	void emptyJournal() throws SQLException {
 		clearJournal(jdbcUrl(), user());
-	}
-
-	@Override
-	String jdbcUrl() {
-		return postgres.jdbcUrl();
-	}
-
-	@Override
-	String user() {
-		return PostgresServer.USER;
-	}
-
-	@Override
-	void stopDatabase() {
-		postgres.stop();
-	}
-
-	@Override
-	void startDatabase() {
-		postgres.start();
 	}
 
 }

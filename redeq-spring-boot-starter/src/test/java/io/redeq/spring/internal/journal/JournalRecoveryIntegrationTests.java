@@ -2,7 +2,6 @@ package io.redeq.spring.internal.journal;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,26 +10,18 @@ import java.util.concurrent.CompletableFuture;
 import javax.sql.DataSource;
 
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import io.redeq.Job;
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
-import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
-import io.redeq.spring.boot.autoconfigure.RedeqJournalAutoConfiguration;
 import io.redeq.spring.boot.autoconfigure.health.RedeqHealthContributorAutoConfiguration;
 import io.redeq.spring.internal.journal.JournalScenarios.Runs;
-import io.redeq.test.PostgresServer;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
 
@@ -45,7 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @RedisTest
 class JournalRecoveryIntegrationTests {
 
-	private static PostgresServer postgres;
+	@RegisterExtension
+	static final PostgresJournal postgres = new PostgresJournal();
 
 	private final RedisServer redis;
 
@@ -53,32 +45,9 @@ class JournalRecoveryIntegrationTests {
 		this.redis = redis;
 	}
 
-	@BeforeAll
-	static void startPostgres() {
-		postgres = new PostgresServer().start();
-	}
-
-	@AfterAll
-	static void stopPostgres() {
-		postgres.close();
-	}
-
-	@BeforeEach
-	void emptyJournal() throws SQLException {
-		JournalScenarios.clearJournal(postgres.jdbcUrl(), PostgresServer.USER);
-	}
-
 	private ApplicationContextRunner runner() {
-		return new ApplicationContextRunner()
-			.withConfiguration(
-					AutoConfigurations.of(DataRedisAutoConfiguration.class, DataSourceAutoConfiguration.class,
-							DataSourceTransactionManagerAutoConfiguration.class, RedeqAutoConfiguration.class,
-							RedeqJournalAutoConfiguration.class, RedeqHealthContributorAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.host=" + this.redis.host(),
-					"spring.data.redis.port=" + this.redis.port(), "spring.datasource.url=" + postgres.jdbcUrl(),
-					"spring.datasource.username=" + PostgresServer.USER, "spring.datasource.password=",
-					"redeq.journal.enabled=true", "redeq.journal.initialize-schema=always",
-					"redeq.journal.check-interval=1s", "redeq.consumer.poll-interval=100ms");
+		return postgres.runner(this.redis, "redeq.journal.check-interval=1s", "redeq.consumer.poll-interval=100ms")
+			.withConfiguration(AutoConfigurations.of(RedeqHealthContributorAutoConfiguration.class));
 	}
 
 	/**

@@ -10,15 +10,10 @@ import java.util.List;
 import javax.sql.DataSource;
 
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.Ordered;
@@ -35,12 +30,9 @@ import io.redeq.Redeq;
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
 import io.redeq.Subscription;
-import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
-import io.redeq.spring.boot.autoconfigure.RedeqJournalAutoConfiguration;
 import io.redeq.spring.boot.autoconfigure.endpoint.RedeqEndpointAutoConfiguration;
 import io.redeq.spring.internal.endpoint.RedeqEndpoint;
 import io.redeq.spring.internal.journal.JournalScenarios.Runs;
-import io.redeq.test.PostgresServer;
 import io.redeq.test.RedisServer;
 import io.redeq.test.RedisTest;
 
@@ -61,7 +53,8 @@ class JournalTransactionIntegrationTests {
 	/** The relay's shortest grace period (twice the relay interval, at least 2 s). */
 	private static final Duration GRACE = Duration.ofSeconds(2);
 
-	private static PostgresServer postgres;
+	@RegisterExtension
+	static final PostgresJournal postgres = new PostgresJournal();
 
 	private final RedisServer redis;
 
@@ -69,31 +62,8 @@ class JournalTransactionIntegrationTests {
 		this.redis = redis;
 	}
 
-	@BeforeAll
-	static void startPostgres() {
-		postgres = new PostgresServer().start();
-	}
-
-	@AfterAll
-	static void stopPostgres() {
-		postgres.close();
-	}
-
-	@BeforeEach
-	void emptyJournal() throws SQLException {
-		JournalScenarios.clearJournal(postgres.jdbcUrl(), PostgresServer.USER);
-	}
-
 	private ApplicationContextRunner runner() {
-		return new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
-					DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
-					RedeqAutoConfiguration.class, RedeqJournalAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.host=" + this.redis.host(),
-					"spring.data.redis.port=" + this.redis.port(), "spring.datasource.url=" + postgres.jdbcUrl(),
-					"spring.datasource.username=" + PostgresServer.USER, "spring.datasource.password=",
-					"redeq.journal.enabled=true", "redeq.journal.initialize-schema=always",
-					"redeq.journal.relay-interval=1s", "redeq.consumer.poll-interval=100ms");
+		return postgres.runner(this.redis, "redeq.journal.relay-interval=1s", "redeq.consumer.poll-interval=100ms");
 	}
 
 	@Test

@@ -23,17 +23,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import io.redeq.Job;
 import io.redeq.Redeq;
 import io.redeq.RedeqUnavailableException;
-import io.redeq.spring.boot.autoconfigure.RedeqAutoConfiguration;
-import io.redeq.spring.boot.autoconfigure.RedeqJournalAutoConfiguration;
 import io.redeq.spring.boot.autoconfigure.health.RedeqHealthContributorAutoConfiguration;
 import io.redeq.spring.internal.health.RedeqJournalHealthIndicator;
 import io.redeq.test.PostgresServer;
@@ -93,17 +88,10 @@ class OutboxRelayTransientErrorIntegrationTests {
 	}
 
 	private ApplicationContextRunner runner() {
-		return new ApplicationContextRunner()
-			.withConfiguration(
-					AutoConfigurations.of(DataRedisAutoConfiguration.class, DataSourceAutoConfiguration.class,
-							DataSourceTransactionManagerAutoConfiguration.class, RedeqAutoConfiguration.class,
-							RedeqJournalAutoConfiguration.class, RedeqHealthContributorAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.host=" + this.redis.host(),
-					"spring.data.redis.port=" + this.redis.port(), "spring.datasource.url=" + postgres.jdbcUrl(),
-					"spring.datasource.username=" + PostgresServer.USER, "spring.datasource.password=",
-					"redeq.journal.enabled=true", "redeq.journal.initialize-schema=always",
-					"redeq.journal.relay-interval=200ms", "redeq.journal.check-interval=1h",
-					"redeq.consumer.poll-interval=100ms", "redeq.command-timeout=2s");
+		return PostgresJournalRunner
+			.runner(this.redis, postgres, "redeq.journal.relay-interval=200ms", "redeq.journal.check-interval=1h",
+					"redeq.consumer.poll-interval=100ms", "redeq.command-timeout=2s")
+			.withConfiguration(AutoConfigurations.of(RedeqHealthContributorAutoConfiguration.class));
 	}
 
 	@Test
