@@ -23,6 +23,44 @@ local now = now_ms()
 -- so work done per job is kept to what the job needs: values computed once, tables made only
 -- when a job replaces another, and one command per key where a call holds many jobs.
 
+-- One new job with a free id, the usual call of an application that schedules jobs one at a
+-- time: the same commands as below (HMGET, HSETNX, ZADD, HINCRBY, and the head when '~next'
+-- has passed), without the tables a call of many jobs needs. Anything else (a refusal, an id
+-- that is taken, a full topic, attempts already used) goes on to the general path below, which
+-- decides it: nothing has been written when this part gives up.
+if n == 1 and (ARGV[12] == '' or ARGV[12] == '0') then
+  local job_key, ms = ARGV[5], tonumber(ARGV[8])
+  local topic = topic_of(job_key)
+  local due = ms and ((ARGV[7] == 'in') and (now + ms) or ms)
+  if topic and TOPIC_KEYS[topic] and ms and ms >= 0 and due <= MAX_TIME then
+    local values = redis.call('HMGET', K_COUNT, '~buckets', '~next', topic)
+    local settings, trace = ARGV[10], ARGV[11]
+    if not layout_refusal(values[1], ARGV[4]) and (capacity == 0 or (tonumber(values[3]) or 0) < capacity)
+        and redis.call('HSETNX', K_PAYLOAD, job_key,
+          created_text(now) .. settings .. (trace == '' and '' or ' ' .. trace) .. '|' .. ARGV[6]) == 1 then
+      local score = due
+      if settings ~= '' then
+        score = due_score(due, priority_of(settings))
+      elseif ARGV[7] == 'at' then
+        score = ARGV[8]
+      end
+      redis.call('ZADD', K_DUE, score, job_key)
+      redis.call('HINCRBY', K_COUNT, topic, '1')
+      -- As at the end of this script, for a call of one job.
+      local told = tonumber(values[2]) or -1
+      local report = told < 0 or due < told
+      if not report and told <= now then
+        report = redis.call('ZRANGE', K_DUE, '0', '0')[1] == job_key
+      end
+      if report then
+        redis.call('HSET', K_COUNT, '~next', due)
+        return { due, now }
+      end
+      return { -1, now }
+    end
+  end
+end
+
 -- Check everything before the first write: a refused call must leave nothing behind.
 local topics, dues = {}, {}
 for i = 1, n do
