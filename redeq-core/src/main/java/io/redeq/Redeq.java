@@ -173,10 +173,9 @@ public final class Redeq implements AutoCloseable {
 		this.handOffs = new HandOffs(!this.connections.isCluster() && !options.proxyMode());
 		this.pauses = new TopicPauses(this.store);
 		InstanceDescriptions description = new InstanceDescriptions(this.instanceId, Instant.now());
-		this.migrator = options.migratorEnabled()
-				? new Migrator(this.store, options, this.instanceId, this.events, this.localSignals, this.handOffs,
-						recurring, description, () -> this.subscriptions.listeners(this.pauses::isPaused))
-				: null;
+		this.migrator = options.migratorEnabled() ? new Migrator(this.store, options, this.instanceId, this.events,
+				this.localSignals, this.handOffs, recurring, description,
+				() -> this.subscriptions.listeners(this.pauses::isPaused), this.pauses::hold) : null;
 		this.wakeUps = (this.migrator != null) ? this.migrator : wakeUpsWithoutMigrator(this.store, options);
 		ObservationRegistry observationRegistry = builder.observationRegistry;
 		this.processObservations = (observationRegistry != null)

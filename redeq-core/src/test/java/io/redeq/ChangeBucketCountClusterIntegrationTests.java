@@ -8,6 +8,7 @@ import java.util.Set;
 
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -17,11 +18,14 @@ import io.redeq.test.ClusterClients;
 import io.redeq.test.RedisCluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@link RedeqAdmin#changeBucketCount(int)} on a three-master Redis Cluster: a job's old
  * and new buckets lie on different masters, so each move is two scripts on two slots;
- * every job and recurring definition is found in the new layout afterwards.
+ * every job and recurring definition is found in the new layout afterwards, and the
+ * change is counted in the layout generation. A running instance that finds a change
+ * recorded gives its buckets back until the layout is its own again.
  */
 class ChangeBucketCountClusterIntegrationTests {
 
@@ -69,6 +73,10 @@ class ChangeBucketCountClusterIntegrationTests {
 		}
 
 		assertThat(moved).isGreaterThan(JOBS / 2);
+		try (StatefulRedisClusterConnection<String, String> connection = client.connect()) {
+			assertThat(connection.sync().hget(prefix + ":meta", "layout-generation")).isEqualTo("1");
+			assertThat(connection.sync().hget(prefix + ":meta", "buckets-changing-to")).isNull();
+		}
 		try (Redeq after = Redeq.builder(client).prefix(prefix).migratorEnabled(false).build()) {
 			assertThat(after.options().buckets()).isEqualTo(64);
 			assertThat(after.admin().stats("later").delayed()).isEqualTo(JOBS);
@@ -79,6 +87,21 @@ class ChangeBucketCountClusterIntegrationTests {
 			for (int i = 0; i < RECURRING; i++) {
 				assertThat(after.client().cancelRecurring("tick", "t" + i)).as("t" + i).isTrue();
 			}
+		}
+	}
+
+	@Test
+	void anInstanceThatMissedTheStartOfAChangeGivesItsBucketsBack() {
+		String prefix = "missed";
+		try (Redeq running = Redeq.builder(client).prefix(prefix).lockTtl(Duration.ofMillis(900)).build();
+				StatefulRedisClusterConnection<String, String> connection = client.connect()) {
+			await().atMost(Duration.ofSeconds(10)).until(() -> running.ownedBuckets().length == 16);
+			// What a change that began while this instance's heartbeat had lapsed
+			// records.
+			connection.sync().hset(prefix + ":meta", "buckets-changing-to", "32");
+			await().atMost(Duration.ofSeconds(10)).until(() -> running.ownedBuckets().length == 0);
+			connection.sync().hdel(prefix + ":meta", "buckets-changing-to");
+			await().atMost(Duration.ofSeconds(10)).until(() -> running.ownedBuckets().length == 16);
 		}
 	}
 

@@ -42,6 +42,12 @@ public final class TopicPauses {
 
 	private volatile Set<String> paused = Set.of();
 
+	/**
+	 * Whether this instance holds every topic: set while the bucket layout recorded in
+	 * Redis is not the one it runs on (see {@code LayoutWatch}).
+	 */
+	private volatile boolean held;
+
 	public TopicPauses(RedisJobStore store) {
 		this.store = store;
 		this.key = store.keys().pausedKey();
@@ -92,7 +98,18 @@ public final class TopicPauses {
 	 * @return whether it was paused at the last refresh
 	 */
 	public boolean isPaused(String topic) {
-		return this.paused.contains(topic);
+		return this.held || this.paused.contains(topic);
+	}
+
+	/**
+	 * Holds every topic on this instance, or lets them go on; Redis is not told. The
+	 * migrator holds them while the bucket layout recorded in Redis is not the one this
+	 * instance runs on, so that its consumers claim nothing in buckets a change of the
+	 * count is moving jobs out of.
+	 * @param hold whether to hold
+	 */
+	public void hold(boolean hold) {
+		this.held = hold;
 	}
 
 	/**

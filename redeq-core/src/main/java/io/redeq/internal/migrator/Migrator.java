@@ -3,6 +3,7 @@ package io.redeq.internal.migrator;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.IntConsumer;
 import java.util.function.LongSupplier;
@@ -20,7 +21,9 @@ import io.redeq.internal.WakeUps;
 import io.redeq.internal.consumer.HandOffs;
 import io.redeq.internal.consumer.LocalWorkSignals;
 import io.redeq.internal.recurring.RecurringJobs;
+import io.redeq.internal.redis.BucketLayout;
 import io.redeq.internal.redis.BucketPeek;
+import io.redeq.internal.redis.JobQueries;
 import io.redeq.internal.redis.MigrateResult;
 import io.redeq.internal.redis.RedisJobStore;
 
@@ -84,6 +87,8 @@ public final class Migrator implements WakeUps, AutoCloseable {
 
 	private final Supplier<List<InstanceInfo.Listener>> listeners;
 
+	private final LayoutWatch layout;
+
 	/** {@link System#nanoTime()}, or a test's clock: when a reply came in. */
 	private final LongSupplier nanoClock;
 
@@ -100,13 +105,16 @@ public final class Migrator implements WakeUps, AutoCloseable {
 	 * @param recurring the recurring jobs whose plans this migrator refills
 	 * @param description what this instance publishes of itself with each heartbeat
 	 * @param listeners this instance's running subscriptions, for its description
+	 * @param hold told {@code true} when the bucket layout recorded in Redis is no longer
+	 * the one this instance runs on, so that its consumers claim nothing, and
+	 * {@code false} when it is again (see {@link LayoutWatch})
 	 */
 	public Migrator(RedisJobStore store, RedeqOptions options, String instanceId, JobEvents events,
 			LocalWorkSignals localSignals, HandOffs handOffs, RecurringJobs recurring, InstanceDescriptions description,
-			Supplier<List<InstanceInfo.Listener>> listeners) {
+			Supplier<List<InstanceInfo.Listener>> listeners, Consumer<Boolean> hold) {
 		this(MigrationScripts.of(store), (wake) -> new WakeChannel(store, options.buckets(), wake, options.proxyMode()),
 				options, instanceId, events, localSignals, handOffs, recurring::refill, description, listeners,
-				System::nanoTime);
+				System::nanoTime, new JobQueries(store.keys(), store.scripts())::readLayout, hold);
 	}
 
 	/**
@@ -114,11 +122,13 @@ public final class Migrator implements WakeUps, AutoCloseable {
 	 * @param wakeChannel the channel, given where a wake-up heard on it goes
 	 * @param nanoClock {@link System#nanoTime()}, or a test's clock, on which the
 	 * migrator plans its calls
+	 * @param layout reads the bucket layout recorded in Redis
+	 * @param hold told whether this instance must hold (see {@link LayoutWatch})
 	 */
 	Migrator(MigrationScripts store, Function<IntConsumer, WakeHints> wakeChannel, RedeqOptions options,
 			String instanceId, JobEvents events, LocalWorkSignals localSignals, HandOffs handOffs,
 			CronRefills recurring, InstanceDescriptions description, Supplier<List<InstanceInfo.Listener>> listeners,
-			LongSupplier nanoClock) {
+			LongSupplier nanoClock, Supplier<BucketLayout> layout, Consumer<Boolean> hold) {
 		this.handOffs = handOffs;
 		this.description = description;
 		this.listeners = listeners;
@@ -132,6 +142,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 				options.lockTtl(), options.sweepInterval(), nanoClock);
 		this.wakeChannel = wakeChannel.apply(this.ownership::wakeNow);
 		this.localSignals = localSignals;
+		this.layout = new LayoutWatch(layout, options.prefix(), options.buckets(), hold);
 		this.thread = new Thread(this::run, "redeq-migrator-" + options.prefix());
 		this.thread.setDaemon(true);
 	}
@@ -193,7 +204,14 @@ public final class Migrator implements WakeUps, AutoCloseable {
 	private void maintainOwnership() {
 		this.wakeChannel.subscribe();
 		long live = this.store.heartbeat(this.instanceId, this.options.lockTtl().toMillis(), false);
-		takeFairShare(this.ownership.fairShare(live));
+		// Read after the heartbeat: a change of the bucket count that began before this
+		// read is seen here, and one that begins after it sees the heartbeat and waits.
+		if (!this.layout.check()) {
+			takeFairShare(0);
+		}
+		else {
+			takeFairShare(this.ownership.fairShare(live));
+		}
 		publishDescription();
 	}
 

@@ -28,6 +28,12 @@ public final class JobQueries {
 	 */
 	private static final String CHANGING_TO_FIELD = "buckets-changing-to";
 
+	/**
+	 * The meta hash's field that counts the changes of the bucket layout ever begun: the
+	 * layout's generation, 0 (absent) until the first change.
+	 */
+	private static final String GENERATION_FIELD = "layout-generation";
+
 	private final KeySpace keys;
 
 	private final ScriptRunner scripts;
@@ -167,10 +173,32 @@ public final class JobQueries {
 	 * if none)
 	 */
 	public int[] readBucketLayout() {
-		List<KeyValue<String, String>> values = this.scripts
-			.await(commands().hmget(this.keys.metaKey(), "buckets", CHANGING_TO_FIELD), "read bucket count");
-		return new int[] { values.get(0).map(Integer::parseInt).getValueOrElse(0),
-				values.get(1).map(Integer::parseInt).getValueOrElse(0) };
+		BucketLayout layout = readLayout();
+		return new int[] { layout.buckets(), layout.changingTo() };
+	}
+
+	/**
+	 * The bucket layout recorded for this prefix, with one read of its meta hash and
+	 * without writing anything.
+	 * @return the layout
+	 */
+	public BucketLayout readLayout() {
+		List<KeyValue<String, String>> values = this.scripts.await(
+				commands().hmget(this.keys.metaKey(), "buckets", CHANGING_TO_FIELD, GENERATION_FIELD),
+				"read bucket count");
+		return new BucketLayout(values.get(0).map(Integer::parseInt).getValueOrElse(0),
+				values.get(1).map(Integer::parseInt).getValueOrElse(0),
+				values.get(2).map(Long::parseLong).getValueOrElse(0L));
+	}
+
+	/**
+	 * Records that a change of the bucket count to {@code buckets} has begun, and counts
+	 * it in the layout's generation, so that an instance that compares the generation it
+	 * saw last learns of every change, even one that came back to its count.
+	 */
+	void recordChangeBegun(int buckets) {
+		recordChangingTo(buckets);
+		this.scripts.await(commands().hincrby(this.keys.metaKey(), GENERATION_FIELD, 1), "record bucket count change");
 	}
 
 	/**

@@ -81,7 +81,20 @@ public final class Resharder {
 		}
 		Resharder resharder = new Resharder(new KeySpace(prefix, recorded), target, scripts);
 		resharder.refuseWhileInstancesRun();
-		queries.recordChangingTo(buckets);
+		queries.recordChangeBegun(buckets);
+		try {
+			// Again, now that the change is recorded: an instance that started meanwhile
+			// heartbeats before it reads the layout, so either it is seen here or it saw
+			// the change and holds its migrator and consumers.
+			resharder.refuseWhileInstancesRun();
+		}
+		catch (IllegalStateException ex) {
+			if (changingTo == 0) {
+				// Nothing moved yet: the instances that saw the record go on.
+				queries.recordChangingTo(0);
+			}
+			throw ex;
+		}
 		new FormatUpgrade(resharder.from, scripts).run();
 		long moved = resharder.moveAll();
 		queries.recordBucketCount(buckets);

@@ -15,6 +15,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import java.util.function.IntConsumer;
 
@@ -27,6 +28,7 @@ import io.redeq.RedeqUnavailableException;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.consumer.HandOffs;
 import io.redeq.internal.consumer.LocalWorkSignals;
+import io.redeq.internal.redis.BucketLayout;
 import io.redeq.internal.redis.BucketPeek;
 import io.redeq.internal.redis.ClaimedJob;
 import io.redeq.internal.redis.MigrateResult;
@@ -75,9 +77,17 @@ class MigratorTests {
 
 	private long refilledTo = -1;
 
+	/** The bucket layout the fake Redis records. */
+	private final AtomicReference<BucketLayout> layout = new AtomicReference<>(
+			new BucketLayout(OPTIONS.buckets(), 0, 0));
+
+	/** What the migrator told the consumers: hold or go on. */
+	private final List<Boolean> holds = new ArrayList<>();
+
 	private final Migrator migrator = new Migrator(this.redis, this.wakeChannel::heard, OPTIONS, INSTANCE,
 			JobEvents.NONE, LocalWorkSignals.NONE, new HandOffs(true), this::refill,
-			new InstanceDescriptions(INSTANCE, Instant.EPOCH), List::of, this.clock::get);
+			new InstanceDescriptions(INSTANCE, Instant.EPOCH), List::of, this.clock::get, this.layout::get,
+			this.holds::add);
 
 	@AfterEach
 	void close() {
@@ -108,6 +118,33 @@ class MigratorTests {
 
 		assertThat(this.migrator.ownedBuckets()).containsExactly(0);
 		assertThat(this.redis.calls).contains("unlock 3", "unlock 2", "unlock 1").doesNotContain("unlock 0");
+	}
+
+	@Test
+	void holdsWhileTheRecordedLayoutIsNotItsOwnAndGoesOnWhenItIs() {
+		this.migrator.pass();
+		assertThat(this.migrator.ownedBuckets()).containsExactly(0, 1, 2, 3);
+
+		this.layout.set(new BucketLayout(OPTIONS.buckets(), 2 * OPTIONS.buckets(), 1));
+		this.redis.due(1, now());
+		this.clock.addAndGet(3 * SECOND);
+		this.redis.calls.clear();
+		this.migrator.pass();
+		assertThat(this.migrator.ownedBuckets()).as("a change of the count has begun").isEmpty();
+		assertThat(this.holds).containsExactly(true);
+		assertThat(this.redis.calls).contains("unlock 0", "unlock 3")
+			.noneMatch((call) -> call.startsWith("migrateDue"));
+
+		this.clock.addAndGet(3 * SECOND);
+		this.migrator.pass();
+		assertThat(this.holds).as("told once").containsExactly(true);
+		assertThat(this.migrator.ownedBuckets()).isEmpty();
+
+		this.layout.set(new BucketLayout(OPTIONS.buckets(), 0, 1));
+		this.clock.addAndGet(3 * SECOND);
+		this.migrator.pass();
+		assertThat(this.holds).containsExactly(true, false);
+		assertThat(this.migrator.ownedBuckets()).containsExactly(0, 1, 2, 3);
 	}
 
 	@Test
