@@ -30,10 +30,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 import io.redeq.internal.redis.KeySpace;
-import io.redeq.internal.redis.RedisConnections;
 import io.redeq.internal.redis.RedisJobStore;
 import io.redeq.internal.redis.ScheduleRequest;
-import io.redeq.internal.redis.ScriptRunner;
+import io.redeq.internal.redis.connection.RedisConnections;
+import io.redeq.internal.redis.script.ScriptRunner;
 import io.redeq.test.ClusterClients;
 import io.redeq.test.RedisCluster;
 import io.redeq.test.RedisServer;

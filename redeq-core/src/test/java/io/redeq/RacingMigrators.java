@@ -10,9 +10,9 @@ import io.lettuce.core.RedisClient;
 
 import io.redeq.internal.redis.KeySpace;
 import io.redeq.internal.redis.MigrateResult;
-import io.redeq.internal.redis.RedisConnections;
 import io.redeq.internal.redis.RedisJobStore;
-import io.redeq.internal.redis.ScriptRunner;
+import io.redeq.internal.redis.connection.RedisConnections;
+import io.redeq.internal.redis.script.ScriptRunner;
 
 /**
  * Two migrators hammering the same bucket at once, each with its own connection and owner

@@ -158,7 +158,7 @@ final class RedisProbe implements AutoCloseable {
 	private static Map<String, String> scriptNames() {
 		Map<String, String> names = new HashMap<>();
 		try {
-			Class<?> scripts = Class.forName("io.redeq.internal.redis.Scripts");
+			Class<?> scripts = Class.forName("io.redeq.internal.redis.script.Scripts");
 			for (Field field : scripts.getDeclaredFields()) {
 				if (Modifier.isStatic(field.getModifiers()) && field.getType().getSimpleName().equals("LuaScript")) {
 					field.setAccessible(true);

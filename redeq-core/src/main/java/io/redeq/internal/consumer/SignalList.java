@@ -8,8 +8,8 @@ import io.lettuce.core.api.StatefulConnection;
 import org.jspecify.annotations.Nullable;
 
 import io.redeq.RedeqUnavailableException;
-import io.redeq.internal.redis.RedisConnections;
 import io.redeq.internal.redis.RedisJobStore;
+import io.redeq.internal.redis.connection.RedisConnections;
 
 /**
  * What {@link WorkSignals} needs from Redis: one topic's signal list (bucket numbers the

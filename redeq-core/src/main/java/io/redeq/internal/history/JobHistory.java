@@ -27,7 +27,7 @@ import io.redeq.internal.JobEvents;
 import io.redeq.internal.LogOnce;
 import io.redeq.internal.redis.HistoryMax;
 import io.redeq.internal.redis.KeySpace;
-import io.redeq.internal.redis.ScriptRunner;
+import io.redeq.internal.redis.script.ScriptRunner;
 
 /**
  * The shared job history: every instance counts its own events in memory (an add to a

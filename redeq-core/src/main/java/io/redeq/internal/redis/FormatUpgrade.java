@@ -17,6 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.redeq.RedeqException;
+import io.redeq.internal.redis.script.ScriptRunner;
+import io.redeq.internal.redis.script.Scripts;
 
 /**
  * Converts jobs written in redeq's earlier data formats to format 3, so an instance that

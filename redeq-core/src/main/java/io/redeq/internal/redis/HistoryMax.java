@@ -2,6 +2,9 @@ package io.redeq.internal.redis;
 
 import java.util.concurrent.CompletableFuture;
 
+import io.redeq.internal.redis.script.ScriptRunner;
+import io.redeq.internal.redis.script.Scripts;
+
 /**
  * Keeps the largest value of a history field across instances: Redis has no "set if
  * larger" for hash fields, so one small script compares and sets in one step (a read then

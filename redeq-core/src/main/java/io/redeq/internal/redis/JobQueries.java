@@ -15,6 +15,7 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import io.redeq.DeadJob;
 import io.redeq.TopicStats;
+import io.redeq.internal.redis.script.ScriptRunner;
 
 /**
  * Reads over all buckets that change nothing: exact counts, topic names, pages of dead

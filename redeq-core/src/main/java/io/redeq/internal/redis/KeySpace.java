@@ -93,7 +93,7 @@ public final class KeySpace {
 	 * The keys a job script on one bucket declares: the bucket's fixed keys followed by
 	 * the ready and dead keys of each topic, in the order of {@code topics}.
 	 */
-	String[] jobScriptKeys(int bucket, Collection<String> topics) {
+	public String[] jobScriptKeys(int bucket, Collection<String> topics) {
 		String[] fixed = this.bucketKeys[bucket];
 		String[] all = new String[fixed.length + 2 * topics.size()];
 		System.arraycopy(fixed, 0, all, 0, fixed.length);
@@ -142,7 +142,7 @@ public final class KeySpace {
 		return this.tags[bucket] + ":dead:" + topic;
 	}
 
-	String payloadKey(int bucket) {
+	public String payloadKey(int bucket) {
 		return this.bucketKeys[bucket][FixedKey.PAYLOAD.ordinal()];
 	}
 
@@ -184,7 +184,7 @@ public final class KeySpace {
 		return this.bucketKeys[bucket][FixedKey.ERROR.ordinal()];
 	}
 
-	String countKey(int bucket) {
+	public String countKey(int bucket) {
 		return this.bucketKeys[bucket][FixedKey.COUNT.ordinal()];
 	}
 

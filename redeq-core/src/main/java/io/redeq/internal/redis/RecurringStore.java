@@ -10,6 +10,9 @@ import java.util.stream.Collectors;
 
 import io.lettuce.core.KeyValue;
 
+import io.redeq.internal.redis.script.ScriptRunner;
+import io.redeq.internal.redis.script.Scripts;
+
 /**
  * Recurring jobs in Redis (see {@code lib/recurring.lua}): declare, cancel and refill,
  * each one script on the bucket of the recurring job's jobKey, and the reads behind

@@ -19,6 +19,9 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
 import io.redeq.RedeqException;
+import io.redeq.internal.redis.script.LuaScript;
+import io.redeq.internal.redis.script.ScriptRunner;
+import io.redeq.internal.redis.script.Scripts;
 
 // Over 300 lines: it is the one door, with a method per script, each "send, then let the
 // result record parse the reply". The sending helpers that declare each bucket's known

@@ -25,6 +25,7 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 
 import io.redeq.RedeqUnavailableException;
+import io.redeq.internal.redis.script.ScriptRunner;
 
 /**
  * Waits until replicas acknowledged what this client wrote

@@ -15,6 +15,10 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.redeq.internal.redis.connection.RedisConnections;
+import io.redeq.internal.redis.script.ScriptRunner;
+import io.redeq.internal.redis.script.Scripts;
+
 /**
  * Moves every job from one bucket count to another. A job crosses hash slots, so it
  * cannot move in one script: each is copied into its new bucket first and removed from

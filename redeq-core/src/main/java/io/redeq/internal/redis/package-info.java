@@ -1,6 +1,8 @@
 /**
- * redeq's Redis layer: the key space, the Lua scripts and the one store through which
- * every job state change goes. Not API.
+ * redeq's Redis layer: the key space and the stores through which every job state change
+ * goes, with the records their scripts reply with. The scripts themselves run through
+ * {@code io.redeq.internal.redis.script}, over the connections of
+ * {@code io.redeq.internal.redis.connection}. Not API.
  */
 @NullMarked
 package io.redeq.internal.redis;

@@ -42,7 +42,7 @@ import io.redeq.internal.redis.RedisJobStore;
 import io.redeq.internal.redis.Replication;
 import io.redeq.internal.redis.ScheduleOutcome;
 import io.redeq.internal.redis.ScheduleRequest;
-import io.redeq.internal.redis.ScriptRunner;
+import io.redeq.internal.redis.script.ScriptRunner;
 
 /**
  * {@link AsyncRedeqClient} on the job store: the one code path of scheduling, which the

@@ -16,7 +16,7 @@ import io.redeq.RedeqClient;
 import io.redeq.RedeqException;
 import io.redeq.internal.AwaitingRedeqClient;
 import io.redeq.internal.recurring.RecurringJobs;
-import io.redeq.internal.redis.ScriptRunner;
+import io.redeq.internal.redis.script.ScriptRunner;
 
 /**
  * {@link RedeqClient} as the {@link AsyncJobScheduler asynchronous client} plus a bounded

@@ -27,9 +27,9 @@ import io.redeq.internal.redis.ClaimResult;
 import io.redeq.internal.redis.ClaimedJob;
 import io.redeq.internal.redis.KeySpace;
 import io.redeq.internal.redis.MigrateResult;
-import io.redeq.internal.redis.RedisConnections;
 import io.redeq.internal.redis.RedisJobStore;
-import io.redeq.internal.redis.ScriptRunner;
+import io.redeq.internal.redis.connection.RedisConnections;
+import io.redeq.internal.redis.script.ScriptRunner;
 import io.redeq.test.RedisTest;
 import io.redeq.test.TcpPorts;
 

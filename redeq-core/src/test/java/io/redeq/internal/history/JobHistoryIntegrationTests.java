@@ -25,8 +25,8 @@ import io.redeq.SubscriptionOptions;
 import io.redeq.internal.EngineAccess;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.redis.KeySpace;
-import io.redeq.internal.redis.RedisConnections;
-import io.redeq.internal.redis.ScriptRunner;
+import io.redeq.internal.redis.connection.RedisConnections;
+import io.redeq.internal.redis.script.ScriptRunner;
 import io.redeq.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;

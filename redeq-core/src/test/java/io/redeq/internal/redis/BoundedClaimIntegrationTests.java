@@ -13,6 +13,9 @@ import org.junit.jupiter.api.Test;
 import io.redeq.Job;
 import io.redeq.Redeq;
 import io.redeq.RedeqException;
+import io.redeq.internal.redis.connection.RedisConnections;
+import io.redeq.internal.redis.script.ScriptRunner;
+import io.redeq.internal.redis.script.Scripts;
 import io.redeq.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;

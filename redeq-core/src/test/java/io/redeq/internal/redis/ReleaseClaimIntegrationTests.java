@@ -14,6 +14,8 @@ import io.redeq.Job;
 import io.redeq.JobInfo;
 import io.redeq.JobState;
 import io.redeq.Redeq;
+import io.redeq.internal.redis.connection.RedisConnections;
+import io.redeq.internal.redis.script.ScriptRunner;
 import io.redeq.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;

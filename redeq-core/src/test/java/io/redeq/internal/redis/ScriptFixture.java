@@ -8,6 +8,8 @@ import java.util.concurrent.CompletionStage;
 import io.lettuce.core.RedisClient;
 
 import io.redeq.Redeq;
+import io.redeq.internal.redis.connection.RedisConnections;
+import io.redeq.internal.redis.script.ScriptRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -47,7 +47,7 @@ local MAX_TIME = 253402300799999 -- 9999-12-31T23:59:59.999Z
 -- A call's own state, set by begin_call before the script's body runs: the bucket's keys, the
 -- index in KEYS of each declared topic's ready key (its dead key follows), and the counter
 -- changes of lib/counts.lua. A script sent with EVALSHA defines everything anew at each call;
--- the function library (see io.redeq.internal.redis.FunctionLibrary) defines the helpers once and calls
+-- the function library (see io.redeq.internal.redis.script.FunctionLibrary) defines the helpers once and calls
 -- begin_call at each call, so nothing here may outlive a call.
 local K_PAYLOAD, K_DUE, K_LEASE, K_DIED, K_ERROR, K_COUNT, K_LOCK
 local TOPIC_KEYS, deltas

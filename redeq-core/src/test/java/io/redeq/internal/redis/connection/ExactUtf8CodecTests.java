@@ -1,4 +1,4 @@
-package io.redeq.internal.redis;
+package io.redeq.internal.redis.connection;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package io.redeq.internal.redis;
+package io.redeq.internal.redis.connection;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.redeq.internal.redis;
+package io.redeq.internal.redis.script;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -22,6 +22,8 @@ import io.netty.util.Timeout;
 
 import io.redeq.RedeqException;
 import io.redeq.RedeqUnavailableException;
+import io.redeq.internal.redis.connection.RedisConnections;
+import io.redeq.internal.redis.connection.RefusedForNow;
 
 /**
  * Runs scripts: the hot path's as functions of redeq's library where Redis has it (see
@@ -84,7 +86,7 @@ public final class ScriptRunner {
 	 * (as it does while reconnecting), so a call that failed is not applied behind the
 	 * caller's back later.
 	 */
-	<T> CompletableFuture<T> runAsync(LuaScript script, String[] keys, String... args) {
+	public <T> CompletableFuture<T> runAsync(LuaScript script, String[] keys, String... args) {
 		CompletableFuture<T> result = new CompletableFuture<>();
 		if (this.connections.isSharedOpen()) {
 			sendSafely(script, keys, args, result);
@@ -185,7 +187,7 @@ public final class ScriptRunner {
 		});
 	}
 
-	<T> T run(LuaScript script, String[] keys, String... args) {
+	public <T> T run(LuaScript script, String[] keys, String... args) {
 		return await(runAsync(script, keys, args), script.toString());
 	}
 

@@ -1,4 +1,4 @@
-package io.redeq.internal.redis;
+package io.redeq.internal.redis.connection;
 
 import java.util.Set;
 
@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * once Redis recovers: redeq reports them as {@link io.redeq.RedeqUnavailableException},
  * so that a caller retries rather than gives up on the job.
  */
-final class RefusedForNow {
+public final class RefusedForNow {
 
 	private static final Set<String> CODES = Set.of("OOM", "LOADING", "READONLY", "MASTERDOWN", "CLUSTERDOWN",
 			"TRYAGAIN", "BUSY", "NOREPLICAS", "MISCONF", "UNBLOCKED");
@@ -35,7 +35,7 @@ final class RefusedForNow {
 	 * @param message the error reply, its code first
 	 * @return true for a refusal that passes when Redis recovers
 	 */
-	static boolean matches(@Nullable String message) {
+	public static boolean matches(@Nullable String message) {
 		if (message == null) {
 			return false;
 		}

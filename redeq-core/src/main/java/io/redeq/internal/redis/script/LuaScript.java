@@ -1,4 +1,4 @@
-package io.redeq.internal.redis;
+package io.redeq.internal.redis.script;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,7 +23,7 @@ import io.lettuce.core.ScriptOutputType;
  * @param sha the SHA-1 digest of the source
  * @param output how Lettuce decodes the reply
  */
-record LuaScript(String name, String source, String sha, ScriptOutputType output) {
+public record LuaScript(String name, String source, String sha, ScriptOutputType output) {
 
 	private static final String LOCATION = "/io/redeq/internal/redis/lua/";
 

@@ -1,4 +1,4 @@
-package io.redeq.internal.redis;
+package io.redeq.internal.redis.script;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,6 +27,11 @@ import io.redeq.Job;
 import io.redeq.Redeq;
 import io.redeq.SubscriptionOptions;
 import io.redeq.TopicStats;
+import io.redeq.internal.redis.ClaimedJob;
+import io.redeq.internal.redis.KeySpace;
+import io.redeq.internal.redis.RedisJobStore;
+import io.redeq.internal.redis.ScheduleRequest;
+import io.redeq.internal.redis.connection.RedisConnections;
 import io.redeq.test.AclUsers;
 import io.redeq.test.CommandStats;
 import io.redeq.test.RedisServer;

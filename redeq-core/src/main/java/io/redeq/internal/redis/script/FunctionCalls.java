@@ -1,4 +1,4 @@
-package io.redeq.internal.redis;
+package io.redeq.internal.redis.script;
 
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -10,6 +10,9 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import io.redeq.internal.redis.connection.RedisConnections;
+import io.redeq.internal.redis.connection.RefusedForNow;
 
 /**
  * Whether redeq's {@link FunctionLibrary} can serve a script call, and its loading.
