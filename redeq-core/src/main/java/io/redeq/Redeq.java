@@ -79,6 +79,11 @@ import io.redeq.internal.schedule.JournalHooks;
  * migrator, and closes the connections redeq opened; the Lettuce client stays open,
  * because its owner closes it.
  *
+ * <p>
+ * One class because it is the engine's entry point: its builder and the assembly of the
+ * parts (connections, scheduler, migrator, consumers) that the builder starts and close
+ * stops in order.
+ *
  * @since 0.1.0
  */
 public final class Redeq implements AutoCloseable {

@@ -15,6 +15,11 @@ import io.redeq.internal.Validate;
  * after Lettuce's {@code ClientOptions}: {@link #builder()} and {@link #mutate()}, no
  * public constructor, so a new setting breaks no caller.
  *
+ * <p>
+ * One class because it is the options object of a builder: each setting has its default
+ * constant, its field, its getter and its builder method here, and a new setting is added
+ * in this one place.
+ *
  * @since 0.1.0
  */
 public final class RedeqOptions {

@@ -45,6 +45,10 @@ import io.lettuce.core.RedisURI;
  * Needs Redis 7 or newer ({@code --cluster-port} gives each node a free bus port, instead
  * of the default port+10000, which can fall outside the port range or be taken) and
  * {@code redis-cli}; there is no Docker fallback for a cluster.
+ *
+ * <p>
+ * One class because it is one test fixture with one lifecycle: starting, failing over and
+ * resharding all act on the same node processes.
  */
 public final class RedisCluster implements AutoCloseable {
 

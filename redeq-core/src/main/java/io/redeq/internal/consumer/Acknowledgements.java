@@ -59,6 +59,11 @@ import io.redeq.internal.redis.RedisJobStore;
  * if its claim was really lost. A job's completion ends when Redis answers for it:
  * completed, or the claim is no longer ours (from the complete script or from a refused
  * renewal, {@link #claimLost(ClaimedJob)}).
+ *
+ * <p>
+ * One class because batching, sending and retrying share the queue, the unconfirmed
+ * completions and the lock that decides which thread sends; split, that hand-over would
+ * span classes.
  */
 final class Acknowledgements implements LeaseKeeper.Completions {
 

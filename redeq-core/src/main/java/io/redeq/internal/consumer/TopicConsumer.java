@@ -48,6 +48,11 @@ import io.redeq.internal.redis.SlotOffer;
  * ({@link HandlerInvocation}); {@link #close()} stops fetching at once, lets running
  * handlers finish within the shutdown timeout and hands every job no thread runs any more
  * back to READY.
+ *
+ * <p>
+ * One class because it is the loop of the fetcher thread and the lifecycle of the
+ * subscription; the workers, the acknowledgements, the lease keeping and the handler
+ * invocation are classes of their own.
  */
 public final class TopicConsumer implements Subscription {
 

@@ -40,6 +40,11 @@ import io.redeq.internal.redis.ClaimedJob;
  * more than the prefetch): a prefetched job waits about that long for its turn, and a
  * slow listener never holds jobs another instance could run. Close takes waiting jobs
  * back at once ({@link #takeBackWaiting()}).
+ *
+ * <p>
+ * One class because the slots, the turns of the concurrency, the prefetch window and the
+ * stop all read and change the same counts under one lock: split, every claim and every
+ * end of a handler would cross classes.
  */
 final class Workers {
 

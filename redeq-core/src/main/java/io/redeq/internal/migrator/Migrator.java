@@ -51,6 +51,11 @@ import io.redeq.internal.redis.RedisJobStore;
  * bucket (one script on a standalone Redis), renews the locks, and migrates where
  * anything is due, a lease expired or a dead job outlived its retention; that alone keeps
  * everything correct.
+ *
+ * <p>
+ * One class because it is the loop of the migrator thread: the ownership plan
+ * ({@link BucketOwnership}) and the wake channel are classes of their own, and what stays
+ * here is the order of one sweep.
  */
 public final class Migrator implements WakeUps, AutoCloseable {
 

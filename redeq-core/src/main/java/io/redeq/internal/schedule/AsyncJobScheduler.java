@@ -49,6 +49,11 @@ import io.redeq.internal.redis.script.ScriptRunner;
  * synchronous {@link JobScheduler} waits on. Every input is checked on the caller's
  * thread before anything is sent, so a call that fails validation throws and writes
  * nothing; what Redis answers completes the future, on Lettuce's I/O thread.
+ *
+ * <p>
+ * One class because it is the single scheduling path: every method of
+ * {@link AsyncRedeqClient} checks its input, groups its calls per bucket and reads the
+ * reply the same way, and kept together that path stays one.
  */
 public final class AsyncJobScheduler implements AsyncRedeqClient {
 

@@ -26,6 +26,10 @@ import io.redeq.RedeqOptions;
  * another class, so {@code additional-spring-configuration-metadata.json} states those
  * defaults for IDEs, and {@code RedeqPropertiesTests} checks that it tells the truth.
  *
+ * <p>
+ * One class because Spring Boot binds the {@code redeq.*} tree to it: each group of
+ * properties is a nested class here, one per prefix.
+ *
  * @since 0.1.0
  */
 @ConfigurationProperties("redeq")

@@ -62,6 +62,10 @@ import io.redeq.spring.internal.journal.RedisMarker.State;
  * Recurring definitions live in the buckets too: after marking buckets that had lost
  * their data (or were never marked), the application's configured recurring jobs are
  * declared again.
+ *
+ * <p>
+ * One class because detection and recovery are one procedure over the same marker and
+ * rows: a bucket found lost goes straight into its recovery, in the order above.
  */
 final class JournalRecovery {
 

@@ -54,6 +54,11 @@ import io.redeq.JobLifecycleListener;
  * A failed write is retried while the database fails as a whole; an event the database
  * refuses for what it holds is found by splitting the batch and set aside (logged,
  * {@link #rejected() counted}), so the events behind it are written.
+ *
+ * <p>
+ * One class because the buffer, the batch in hand, its retries and its splitting belong
+ * to the one writer thread; the statements it sends are prepared here once for all of
+ * them.
  */
 public final class JournalWriter {
 
