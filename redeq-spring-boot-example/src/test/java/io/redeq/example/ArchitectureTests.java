@@ -19,6 +19,8 @@ import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
 import com.tngtech.archunit.lang.syntax.ArchRuleDefinition;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -70,6 +72,41 @@ class ArchitectureTests {
 	void coreInternalPackagesAreFreeOfCycles() {
 		SlicesRuleDefinition.slices().matching("io.redeq.internal.(*)..").should().beFreeOfCycles().check(production);
 	}
+
+	/**
+	 * The slices above cut after {@code internal}, so the Redis layer is one slice there.
+	 * This rule cuts it into its own packages, the stores of
+	 * {@code io.redeq.internal.redis} itself included (which
+	 * {@code matching("io.redeq.internal.redis.(*)..")} would leave out), so that its
+	 * dependencies stay one way: stores, then script machinery, then connections.
+	 */
+	@Test
+	void redisLayerPackagesAreFreeOfCycles() {
+		SlicesRuleDefinition.slices().assignedFrom(REDIS_LAYER).should().beFreeOfCycles().check(production);
+	}
+
+	static final SliceAssignment REDIS_LAYER = new SliceAssignment() {
+
+		private static final String ROOT = "io.redeq.internal.redis";
+
+		@Override
+		public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
+			String name = javaClass.getPackageName();
+			if (name.equals(ROOT)) {
+				return SliceIdentifier.of("redis");
+			}
+			if (name.startsWith(ROOT + ".")) {
+				return SliceIdentifier.of("redis." + name.substring(ROOT.length() + 1).split("\\.")[0]);
+			}
+			return SliceIdentifier.ignore();
+		}
+
+		@Override
+		public String getDescription() {
+			return "the packages of the Redis layer";
+		}
+
+	};
 
 	@Test
 	void starterInternalPackagesAreFreeOfCycles() {
