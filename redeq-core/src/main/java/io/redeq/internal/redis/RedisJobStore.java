@@ -2,15 +2,12 @@ package io.redeq.internal.redis;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 
 import io.lettuce.core.ScoredValue;
@@ -19,24 +16,22 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
 import io.redeq.RedeqException;
-import io.redeq.internal.redis.script.LuaScript;
 import io.redeq.internal.redis.script.ScriptRunner;
 import io.redeq.internal.redis.script.Scripts;
 
-// Over 300 lines: it is the one door, with a method per script, each "send, then let the
-// result record parse the reply". The sending helpers that declare each bucket's known
-// topics (runOn, runRemembered, runMigrateWithAllTopics) stay beside the hot
-// path they serve.
 /**
  * The one door to job state in Redis: a method per state change, each one Lua script on
  * one bucket's keys (so each is atomic and Cluster-safe). Every key a script touches is
  * declared: the bucket's fixed keys and the ready and dead keys of each topic the script
  * may meet (see {@code prelude.lua}).
+ *
+ * <p>
+ * One class because it is the one door, with a method per script, each "send, then let
+ * the result record parse the reply", and every caller's port ({@code ClaimScripts},
+ * {@code ConsumerStore}, {@code MigrationScripts} and the others) is a view of it; how a
+ * bucket's scripts are sent with the topics they declare is {@link BucketScripts}'.
  */
 public final class RedisJobStore {
-
-	/** Bounds the rounds in which a script asks for the keys of more topics. */
-	private static final int MAX_TOPIC_ROUNDS = 4;
 
 	/** Jobs one bulk cancel call takes on one bucket (see cancel-all.lua). */
 	public static final int MAX_CANCEL_PER_CALL = 1000;
@@ -44,19 +39,12 @@ public final class RedisJobStore {
 	/** Jobs one purge step deletes at most (see purge-waiting.lua). */
 	public static final int MAX_PURGE_PER_CALL = 1000;
 
-	/** The least time a bucket remembers a request that may come twice. */
-	private static final long MIN_REQUEST_MEMORY_MILLIS = 1000;
-
 	private final KeySpace keys;
 
 	private final ScriptRunner scripts;
 
-	/**
-	 * Topics seen per bucket: a script that may meet jobs of any topic (migrate, inspect)
-	 * is sent with their keys declared; when it meets another topic it names it, before
-	 * writing anything, and is sent again.
-	 */
-	private final Map<Integer, Set<String>> topicsByBucket = new ConcurrentHashMap<>();
+	/** Sends the scripts of one bucket with the keys of the topics they declare. */
+	private final BucketScripts bucketScripts;
 
 	/**
 	 * Whether Redis is reached through a proxy (proxy mode) that, like a cluster, may
@@ -80,6 +68,7 @@ public final class RedisJobStore {
 		this.keys = keys;
 		this.scripts = scripts;
 		this.behindProxy = behindProxy;
+		this.bucketScripts = new BucketScripts(keys, scripts);
 	}
 
 	public KeySpace keys() {
@@ -92,103 +81,6 @@ public final class RedisJobStore {
 
 	RedisClusterAsyncCommands<String, String> commands() {
 		return this.scripts.connections().commands();
-	}
-
-	private <T> CompletableFuture<T> runOn(LuaScript script, int bucket, Collection<String> topics, String... rest) {
-		String[] args = new String[rest.length + 1];
-		args[0] = String.join(",", topics);
-		System.arraycopy(rest, 0, args, 1, rest.length);
-		remember(bucket, topics);
-		return this.scripts.runAsync(script, this.keys.jobScriptKeys(bucket, topics), args);
-	}
-
-	/**
-	 * Runs migrate: the keys of {@link #runOn}, then the bucket's recurring hash, whose
-	 * due triggers it turns into occurrences, and its requests key, where it remembers
-	 * the claim tokens of the jobs it hands over.
-	 */
-	private <T> CompletableFuture<T> runMigrate(int bucket, Collection<String> topics, String... rest) {
-		String[] args = new String[rest.length + 1];
-		args[0] = String.join(",", topics);
-		System.arraycopy(rest, 0, args, 1, rest.length);
-		remember(bucket, topics);
-		String[] topicKeys = this.keys.jobScriptKeys(bucket, topics);
-		String[] keys = Arrays.copyOf(topicKeys, topicKeys.length + 2);
-		keys[topicKeys.length] = this.keys.recurringKey(bucket);
-		keys[topicKeys.length + 1] = this.keys.requestsKey(bucket);
-		return this.scripts.runAsync(Scripts.MIGRATE, keys, args);
-	}
-
-	private <T> CompletableFuture<T> runOn(LuaScript script, int bucket, String topic, String... rest) {
-		return runOn(script, bucket, List.of(topic), rest);
-	}
-
-	/** The topics whose keys scripts on this bucket declare until one finds more. */
-	private Set<String> knownTopics(int bucket) {
-		return new LinkedHashSet<>(this.topicsByBucket.computeIfAbsent(bucket, (b) -> ConcurrentHashMap.newKeySet()));
-	}
-
-	/**
-	 * Runs a script that remembers its request in the bucket's requests key, declared
-	 * after the topic's keys, and gets as its last argument how long to remember it.
-	 * Lettuce sends a command again after reconnecting only while its caller still waits
-	 * (a timed-out command is cancelled, and a cancelled one is never sent), so twice the
-	 * command timeout covers every second run, with room for a Redis clock that runs a
-	 * little fast.
-	 */
-	private <T> CompletableFuture<T> runRemembered(LuaScript script, int bucket, String topic, String... rest) {
-		return runRemembered(script, bucket, topic, rest, new String[0]);
-	}
-
-	/** As above, with {@code after} following the time to remember the request. */
-	private <T> CompletableFuture<T> runRemembered(LuaScript script, int bucket, String topic, String[] rest,
-			String[] after) {
-		String[] args = new String[rest.length + 2 + after.length];
-		args[0] = topic;
-		System.arraycopy(rest, 0, args, 1, rest.length);
-		args[rest.length + 1] = Long.toString(requestMemoryMillis());
-		System.arraycopy(after, 0, args, rest.length + 2, after.length);
-		String[] topicKeys = this.keys.jobScriptKeys(bucket, List.of(topic));
-		String[] keys = Arrays.copyOf(topicKeys, topicKeys.length + 1);
-		keys[topicKeys.length] = this.keys.requestsKey(bucket);
-		remember(bucket, List.of(topic));
-		return this.scripts.runAsync(script, keys, args);
-	}
-
-	private long requestMemoryMillis() {
-		return Math.max(2 * this.scripts.timeout().toMillis(), MIN_REQUEST_MEMORY_MILLIS);
-	}
-
-	private void remember(int bucket, Collection<String> topics) {
-		Set<String> known = this.topicsByBucket.computeIfAbsent(bucket, (b) -> ConcurrentHashMap.newKeySet());
-		known.addAll(topics);
-	}
-
-	/**
-	 * Runs migrate, which may meet jobs of topics not declared yet: when it answers
-	 * {@code topics, t1, t2, ...} (having written nothing), it is sent again with them.
-	 */
-	private List<Object> runMigrateWithAllTopics(int bucket, String... rest) {
-		LuaScript script = Scripts.MIGRATE;
-		for (int round = 0; round < MAX_TOPIC_ROUNDS; round++) {
-			Set<String> topics = knownTopics(bucket);
-			List<Object> reply = this.scripts.await(runMigrate(bucket, topics, rest), script.toString());
-			if (!ScriptReply.asksForTopics(reply)) {
-				return reply;
-			}
-			remember(bucket, ScriptReply.topicsAskedFor(reply));
-		}
-		throw new RedeqException(
-				"Script " + script + " on bucket " + bucket + " kept asking for more topics' keys after "
-						+ MAX_TOPIC_ROUNDS + " rounds; topics known there: " + this.topicsByBucket.get(bucket));
-	}
-
-	private static String[] strings(Object... values) {
-		String[] out = new String[values.length];
-		for (int i = 0; i < values.length; i++) {
-			out[i] = String.valueOf(values[i]);
-		}
-		return out;
 	}
 
 	// ---- producer side ----------------------------------------------------------------
@@ -216,7 +108,7 @@ public final class RedisJobStore {
 			args[i++] = (request.traceContext() != null) ? request.traceContext() : "";
 			args[i++] = (request.attemptsUsed() > 0) ? Integer.toString(request.attemptsUsed()) : "";
 		}
-		CompletionStage<List<Object>> reply = runOn(Scripts.SCHEDULE, bucket, topics, args);
+		CompletionStage<List<Object>> reply = this.bucketScripts.runOn(Scripts.SCHEDULE, bucket, topics, args);
 		return reply.thenApply((values) -> ScheduleOutcome.fromScheduleReply(values, requests));
 	}
 
@@ -225,8 +117,8 @@ public final class RedisJobStore {
 	 * the same command (Lettuce's, after a reconnect) answers as the first did.
 	 */
 	public CompletableFuture<Boolean> cancel(int bucket, String jobKey, String requestId) {
-		CompletableFuture<Long> reply = runRemembered(Scripts.CANCEL, bucket, KeySpace.topicOf(jobKey), jobKey,
-				requestId);
+		CompletableFuture<Long> reply = this.bucketScripts.runRemembered(Scripts.CANCEL, bucket,
+				KeySpace.topicOf(jobKey), jobKey, requestId);
 		return reply.thenApply((cancelled) -> cancelled == 1);
 	}
 
@@ -243,14 +135,14 @@ public final class RedisJobStore {
 		}
 		String[] args = new String[jobKeys.size() + 2];
 		args[0] = topic;
-		args[1] = Long.toString(requestMemoryMillis());
+		args[1] = Long.toString(this.bucketScripts.requestMemoryMillis());
 		for (int i = 0; i < jobKeys.size(); i++) {
 			args[i + 2] = jobKeys.get(i);
 		}
 		String[] topicKeys = this.keys.jobScriptKeys(bucket, List.of(topic));
 		String[] keys = Arrays.copyOf(topicKeys, topicKeys.length + 1);
 		keys[topicKeys.length] = this.keys.answerKey(bucket, requestId);
-		remember(bucket, List.of(topic));
+		this.bucketScripts.remember(bucket, List.of(topic));
 		CompletableFuture<List<Object>> reply = this.scripts.runAsync(Scripts.CANCEL_ALL, keys, args);
 		return reply.thenApply((values) -> values.stream().map(String::valueOf).toList());
 	}
@@ -261,13 +153,14 @@ public final class RedisJobStore {
 	 */
 	public CompletableFuture<Optional<ScheduleOutcome>> reschedule(int bucket, String jobKey, boolean absolute,
 			long millis) {
-		CompletableFuture<List<Object>> reply = runOn(Scripts.RESCHEDULE, bucket, KeySpace.topicOf(jobKey), jobKey,
-				absolute ? "at" : "in", Long.toString(millis));
+		CompletableFuture<List<Object>> reply = this.bucketScripts.runOn(Scripts.RESCHEDULE, bucket,
+				KeySpace.topicOf(jobKey), jobKey, absolute ? "at" : "in", Long.toString(millis));
 		return reply.thenApply((values) -> ScheduleOutcome.fromMoveReply("rescheduled", values));
 	}
 
 	public CompletableFuture<Optional<StoredJob>> find(int bucket, String jobKey) {
-		CompletableFuture<List<Object>> reply = runOn(Scripts.FIND, bucket, KeySpace.topicOf(jobKey), jobKey);
+		CompletableFuture<List<Object>> reply = this.bucketScripts.runOn(Scripts.FIND, bucket, KeySpace.topicOf(jobKey),
+				jobKey);
 		return reply.thenApply((values) -> StoredJob.fromReply(jobKey, values));
 	}
 
@@ -280,7 +173,8 @@ public final class RedisJobStore {
 	}
 
 	public boolean unlock(int bucket, String owner) {
-		Long released = this.scripts.await(runOn(Scripts.UNLOCK, bucket, List.of(), owner), "unlock bucket");
+		Long released = this.scripts.await(this.bucketScripts.runOn(Scripts.UNLOCK, bucket, List.of(), owner),
+				"unlock bucket");
 		return released == 1;
 	}
 
@@ -291,8 +185,10 @@ public final class RedisJobStore {
 	 */
 	public MigrateResult migrate(int bucket, int batchSize, boolean sweep, String lockOwner, long lockTtlMillis,
 			long deadRetentionMillis) {
-		return MigrateResult.fromReply(runMigrateWithAllTopics(bucket, strings(batchSize, sweep ? lockOwner : "",
-				lockTtlMillis, sweep ? deadRetentionMillis : 0, sweep ? 1 : 0, 0, 0)), bucket, List.of(), 0);
+		return MigrateResult.fromReply(
+				this.bucketScripts.runMigrateWithAllTopics(bucket, BucketScripts.strings(batchSize,
+						sweep ? lockOwner : "", lockTtlMillis, sweep ? deadRetentionMillis : 0, sweep ? 1 : 0, 0, 0)),
+				bucket, List.of(), 0);
 	}
 
 	/**
@@ -322,14 +218,15 @@ public final class RedisJobStore {
 	 */
 	public void migrateDue(int[] buckets, int batchSize, List<List<SlotOffer>> offersByBucket,
 			List<List<ClaimedJob>> completionsByBucket, BiConsumer<Integer, MigrateResult> each) {
-		String[] plain = strings(batchSize, "", 0, 0, 0, 0, 0);
+		String[] plain = BucketScripts.strings(batchSize, "", 0, 0, 0, 0, 0);
 		List<CompletableFuture<List<Object>>> replies = new ArrayList<>(buckets.length);
 		List<String[]> args = new ArrayList<>(buckets.length);
 		for (int i = 0; i < buckets.length; i++) {
 			List<SlotOffer> offers = offersByBucket.get(i);
-			remember(buckets[i], offers.stream().map(SlotOffer::topic).toList());
+			this.bucketScripts.remember(buckets[i], offers.stream().map(SlotOffer::topic).toList());
 			args.add(withOffers(plain, offers, completionsByBucket.get(i)));
-			replies.add(runMigrate(buckets[i], knownTopics(buckets[i]), args.get(i)));
+			replies.add(
+					this.bucketScripts.runMigrate(buckets[i], this.bucketScripts.knownTopics(buckets[i]), args.get(i)));
 		}
 		// Each bucket's result is handed on as soon as its reply is in, so its consumers
 		// are signalled without waiting for the replies behind it. A bucket that fails
@@ -341,7 +238,7 @@ public final class RedisJobStore {
 			try {
 				List<Object> reply = this.scripts.await(replies.get(i), Scripts.MIGRATE.toString());
 				if (ScriptReply.asksForTopics(reply)) {
-					reply = runMigrateWithAllTopics(buckets[i], args.get(i));
+					reply = this.bucketScripts.runMigrateWithAllTopics(buckets[i], args.get(i));
 				}
 				each.accept(buckets[i], MigrateResult.fromReply(reply, buckets[i], offersByBucket.get(i),
 						completionsByBucket.get(i).size()));
@@ -367,7 +264,7 @@ public final class RedisJobStore {
 			return plain;
 		}
 		List<String> args = new ArrayList<>(Arrays.asList(plain).subList(0, plain.length - 2));
-		args.add(Long.toString(requestMemoryMillis()));
+		args.add(Long.toString(this.bucketScripts.requestMemoryMillis()));
 		args.add(Integer.toString(offers.size()));
 		for (SlotOffer offer : offers) {
 			args.add(offer.topic());
@@ -542,8 +439,8 @@ public final class RedisJobStore {
 			int maxAttempts, double maxScore) {
 		String[] bound = (maxScore == Double.POSITIVE_INFINITY) ? new String[0]
 				: new String[] { Double.toString(maxScore) };
-		CompletionStage<List<Object>> reply = runRemembered(Scripts.CLAIM, bucket, topic,
-				strings(max, leaseMillis, token, maxAttempts), bound);
+		CompletionStage<List<Object>> reply = this.bucketScripts.runRemembered(Scripts.CLAIM, bucket, topic,
+				BucketScripts.strings(max, leaseMillis, token, maxAttempts), bound);
 		return reply.thenApply((values) -> ClaimResult.fromReply(values, bucket, topic, token));
 	}
 
@@ -569,15 +466,17 @@ public final class RedisJobStore {
 	 * than wanted, the ms until the oldest grant leaves the window.
 	 */
 	public long[] grantStarts(String topic, int permits, long windowMillis, int wanted, String id) {
-		List<Object> reply = this.scripts.await(this.scripts.runAsync(Scripts.RATE_GRANT,
-				this.keys.rateLimitKeys(topic), strings(permits, windowMillis, wanted, id)),
+		List<Object> reply = this.scripts.await(
+				this.scripts.runAsync(Scripts.RATE_GRANT, this.keys.rateLimitKeys(topic),
+						BucketScripts.strings(permits, windowMillis, wanted, id)),
 				"ask the rate limiter of topic " + topic);
 		return new long[] { ScriptReply.number(reply.get(0)), ScriptReply.number(reply.get(1)) };
 	}
 
 	/** Gives back permits of a grant that a claim did not use. */
 	public CompletionStage<Long> refundStarts(String topic, String id, int granted, int unused) {
-		return this.scripts.runAsync(Scripts.RATE_REFUND, this.keys.rateLimitKeys(topic), strings(id, granted, unused));
+		return this.scripts.runAsync(Scripts.RATE_REFUND, this.keys.rateLimitKeys(topic),
+				BucketScripts.strings(id, granted, unused));
 	}
 
 	/**
@@ -607,7 +506,7 @@ public final class RedisJobStore {
 			boolean bounded = claim.maxScore() != Double.POSITIVE_INFINITY;
 			args.addAll(List.of(bounded ? "7" : "6", claim.topic(), Integer.toString(claim.slots()),
 					Long.toString(claim.leaseMillis()), claim.token(), Integer.toString(claim.maxAttempts()),
-					Long.toString(requestMemoryMillis())));
+					Long.toString(this.bucketScripts.requestMemoryMillis())));
 			if (bounded) {
 				args.add(Double.toString(claim.maxScore()));
 			}
@@ -616,7 +515,7 @@ public final class RedisJobStore {
 			args.add(job.jobKey());
 			args.add(job.token());
 		}
-		remember(bucket, topics);
+		this.bucketScripts.remember(bucket, topics);
 		String[] keys = this.keys.jobScriptKeys(bucket, topics);
 		if (claim != null) {
 			keys = Arrays.copyOf(keys, keys.length + 1);
@@ -642,14 +541,14 @@ public final class RedisJobStore {
 	 * was lost.
 	 */
 	public CompletionStage<Optional<ScheduleOutcome>> retry(ClaimedJob job, long backoffMillis, String error) {
-		CompletionStage<List<Object>> reply = runOn(Scripts.RETRY, job.bucket(), job.topic(), job.jobKey(), job.token(),
-				Long.toString(backoffMillis), error);
+		CompletionStage<List<Object>> reply = this.bucketScripts.runOn(Scripts.RETRY, job.bucket(), job.topic(),
+				job.jobKey(), job.token(), Long.toString(backoffMillis), error);
 		return reply.thenApply((values) -> ScheduleOutcome.fromMoveReply("retry", values));
 	}
 
 	/** Moves a job to DEAD; returns the time it died, or 0 if the claim was lost. */
 	public CompletionStage<Long> bury(ClaimedJob job, String reason) {
-		return runOn(Scripts.BURY, job.bucket(), job.topic(), job.jobKey(), job.token(), reason);
+		return this.bucketScripts.runOn(Scripts.BURY, job.bucket(), job.topic(), job.jobKey(), job.token(), reason);
 	}
 
 	/**
@@ -664,7 +563,7 @@ public final class RedisJobStore {
 			args[i++] = job.jobKey();
 			args[i++] = job.token();
 		}
-		CompletionStage<List<Object>> reply = runOn(Scripts.EXTEND, bucket, topicsOf(jobs), args);
+		CompletionStage<List<Object>> reply = this.bucketScripts.runOn(Scripts.EXTEND, bucket, topicsOf(jobs), args);
 		return reply.thenApply(ScriptReply::perJobFlags);
 	}
 
@@ -680,7 +579,7 @@ public final class RedisJobStore {
 			args[i++] = job.token();
 			args[i++] = refundAttempt ? "1" : "0";
 		}
-		Long released = this.scripts.await(runOn(Scripts.RELEASE, bucket, topicsOf(jobs), args),
+		Long released = this.scripts.await(this.bucketScripts.runOn(Scripts.RELEASE, bucket, topicsOf(jobs), args),
 				"release " + jobs.size() + " jobs");
 		return released;
 	}
@@ -691,7 +590,8 @@ public final class RedisJobStore {
 	 * Redis after this takes nothing.
 	 */
 	public long releaseClaim(int bucket, String topic, String token) {
-		Long released = this.scripts.await(runRemembered(Scripts.RELEASE_CLAIM, bucket, topic, token),
+		Long released = this.scripts.await(
+				this.bucketScripts.runRemembered(Scripts.RELEASE_CLAIM, bucket, topic, token),
 				"hand back the jobs of a lost claim on topic " + topic);
 		return released;
 	}
@@ -704,17 +604,17 @@ public final class RedisJobStore {
 	}
 
 	private CompletionStage<BucketInspection> inspect(int bucket, int round) {
-		Set<String> topics = knownTopics(bucket);
-		CompletionStage<List<Object>> reply = runOn(Scripts.INSPECT, bucket, topics);
+		Set<String> topics = this.bucketScripts.knownTopics(bucket);
+		CompletionStage<List<Object>> reply = this.bucketScripts.runOn(Scripts.INSPECT, bucket, topics);
 		return reply.thenCompose((values) -> {
 			if (!ScriptReply.asksForTopics(values)) {
 				return CompletableFuture.completedFuture(BucketInspection.fromReply(values));
 			}
-			if (round + 1 >= MAX_TOPIC_ROUNDS) {
+			if (round + 1 >= BucketScripts.MAX_TOPIC_ROUNDS) {
 				return CompletableFuture.failedFuture(new RedeqException("Inspecting bucket " + bucket
 						+ " kept asking for more topics' keys; topics known there: " + topics));
 			}
-			remember(bucket, ScriptReply.topicsAskedFor(values));
+			this.bucketScripts.remember(bucket, ScriptReply.topicsAskedFor(values));
 			return inspect(bucket, round + 1);
 		});
 	}
@@ -726,25 +626,28 @@ public final class RedisJobStore {
 	 * score (see list.lua).
 	 */
 	CompletionStage<List<Object>> list(int bucket, String topic, char state, long start, int look, int want) {
-		return runOn(Scripts.LIST, bucket, topic, String.valueOf(state), Long.toString(start), Integer.toString(look),
-				Integer.toString(want));
+		return this.bucketScripts.runOn(Scripts.LIST, bucket, topic, String.valueOf(state), Long.toString(start),
+				Integer.toString(look), Integer.toString(want));
 	}
 
 	/** Makes a DELAYED job READY now; false if it was not DELAYED. */
 	public boolean promote(int bucket, String jobKey) {
-		Long promoted = this.scripts.await(runOn(Scripts.PROMOTE, bucket, KeySpace.topicOf(jobKey), jobKey),
+		Long promoted = this.scripts.await(
+				this.bucketScripts.runOn(Scripts.PROMOTE, bucket, KeySpace.topicOf(jobKey), jobKey),
 				"promote " + jobKey);
 		return promoted == 1;
 	}
 
 	public long requeueDead(int bucket, String topic, String jobKey, int max) {
-		Long moved = this.scripts.await(runOn(Scripts.REQUEUE_DEAD, bucket, topic, Integer.toString(max), jobKey),
+		Long moved = this.scripts.await(
+				this.bucketScripts.runOn(Scripts.REQUEUE_DEAD, bucket, topic, Integer.toString(max), jobKey),
 				"requeue dead jobs of " + topic);
 		return moved;
 	}
 
 	public long purgeDead(int bucket, String topic, int max) {
-		Long purged = this.scripts.await(runOn(Scripts.PURGE_DEAD, bucket, topic, Integer.toString(max)),
+		Long purged = this.scripts.await(
+				this.bucketScripts.runOn(Scripts.PURGE_DEAD, bucket, topic, Integer.toString(max)),
 				"purge dead jobs of " + topic);
 		return purged;
 	}
@@ -757,8 +660,8 @@ public final class RedisJobStore {
 	 */
 	public PurgeStep purgeWaiting(int bucket, String topic, char state, long start, int look, int max) {
 		List<Object> reply = this.scripts.await(
-				runOn(Scripts.PURGE_WAITING, bucket, topic, String.valueOf(state), Long.toString(start),
-						Integer.toString(look), Integer.toString(max)),
+				this.bucketScripts.runOn(Scripts.PURGE_WAITING, bucket, topic, String.valueOf(state),
+						Long.toString(start), Integer.toString(look), Integer.toString(max)),
 				"purge " + ((state == 'D') ? "DELAYED" : "READY") + " jobs of " + topic);
 		return PurgeStep.fromReply(reply);
 	}
