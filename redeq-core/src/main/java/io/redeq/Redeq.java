@@ -60,9 +60,6 @@ import io.redeq.internal.schedule.JobRestorer;
 import io.redeq.internal.schedule.JobScheduler;
 import io.redeq.internal.schedule.JournalHooks;
 
-// Over 300 lines: the public API makes this one class the whole entry point (client,
-// admin, four subscribe overloads, snapshots, close) and the home of its Builder. The settings, their defaults and their rules are in RedeqOptions; the
-// running subscriptions in SubscriptionRegistry.
 /**
  * The redeq engine on one Lettuce client: its {@link #client() client} schedules jobs,
  * its {@link #admin() admin} operates queues, {@link #subscribe} consumes a topic, and
@@ -80,9 +77,10 @@ import io.redeq.internal.schedule.JournalHooks;
  * because its owner closes it.
  *
  * <p>
- * One class because it is the engine's entry point: its builder and the assembly of the
- * parts (connections, scheduler, migrator, consumers) that the builder starts and close
- * stops in order.
+ * One class because the public API makes it the whole entry point (client, admin, the
+ * subscribe overloads, snapshots, close) and the home of its {@link Builder}; the
+ * settings, their defaults and their rules are in {@link RedeqOptions}, the running
+ * subscriptions in {@code SubscriptionRegistry}.
  *
  * @since 0.1.0
  */

@@ -16,17 +16,13 @@ import io.redeq.internal.Validate;
  * public constructor, so a new setting breaks no caller.
  *
  * <p>
- * One class because it is the options object of a builder: each setting has its default
- * constant, its field, its getter and its builder method here, and a new setting is added
- * in this one place.
+ * One class because it is the one place for all settings, each with its default, its
+ * accessor and its validating setter (named after its configuration key:
+ * {@code redeq.migrator.batch-size} is {@code batchSize}).
  *
  * @since 0.1.0
  */
 public final class RedeqOptions {
-
-	// Over 300 lines on purpose: the one place for all settings, each with its default,
-	// its accessor and its validating setter (named after its configuration key:
-	// redeq.migrator.batch-size -> batchSize).
 
 	/** Default of {@code redeq.prefix}. */
 	public static final String DEFAULT_PREFIX = "redeq";

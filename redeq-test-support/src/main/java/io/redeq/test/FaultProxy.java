@@ -21,8 +21,6 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.lettuce.core.RedisURI;
 
-// Over 300 lines: the proxy must follow RESP to know where one command's reply ends, so the
-// parser of request and reply frames lives beside the forwarding it arms.
 /**
  * A TCP proxy between a client and a Redis server that can lose one reply on purpose: the
  * command runs in Redis, its answer never reaches the client. That is what a connection
@@ -41,6 +39,10 @@ import io.lettuce.core.RedisURI;
  *
  * <p>
  * Plain blocking sockets, two threads per connection; for tests only.
+ *
+ * <p>
+ * One class because the proxy must follow RESP to know where one command's reply ends, so
+ * the parser of request and reply frames lives beside the forwarding it arms.
  */
 public final class FaultProxy implements AutoCloseable {
 

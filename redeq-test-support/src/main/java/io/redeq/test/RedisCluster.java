@@ -15,8 +15,6 @@ import java.util.stream.Collectors;
 
 import io.lettuce.core.RedisURI;
 
-// Over 300 lines: starting, failing over, healing and half-moving slots of a real cluster are
-// each a few redis-cli steps that tests call by name; together they are the cluster fixture.
 /**
  * A real Redis Cluster for tests: by default 3 masters and 3 replicas, each a local
  * {@code redis-server
@@ -47,8 +45,9 @@ import io.lettuce.core.RedisURI;
  * {@code redis-cli}; there is no Docker fallback for a cluster.
  *
  * <p>
- * One class because it is one test fixture with one lifecycle: starting, failing over and
- * resharding all act on the same node processes.
+ * One class because starting, failing over, healing and half-moving slots of a real
+ * cluster are each a few {@code redis-cli} steps that tests call by name; together they
+ * are the cluster fixture.
  */
 public final class RedisCluster implements AutoCloseable {
 

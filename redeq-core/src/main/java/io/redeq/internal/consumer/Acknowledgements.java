@@ -34,8 +34,6 @@ import io.redeq.internal.redis.ClaimedJob;
 import io.redeq.internal.redis.CompletionReply;
 import io.redeq.internal.redis.RedisJobStore;
 
-// Over 400 lines: batching, the retry with backoff and the answers that end a completion are
-// one state machine around one queue; split, each part would need the others' locks.
 /**
  * Completes finished jobs in batches, one complete script per bucket for the jobs that
  * finished within {@link #LINGER} (or while the previous batch was on its way), and keeps
@@ -61,9 +59,9 @@ import io.redeq.internal.redis.RedisJobStore;
  * renewal, {@link #claimLost(ClaimedJob)}).
  *
  * <p>
- * One class because batching, sending and retrying share the queue, the unconfirmed
- * completions and the lock that decides which thread sends; split, that hand-over would
- * span classes.
+ * One class because batching, the retry with backoff and the answers that end a
+ * completion are one state machine around one queue; split, each part would need the
+ * others' locks.
  */
 final class Acknowledgements implements LeaseKeeper.Completions {
 

@@ -30,12 +30,6 @@ import io.redeq.internal.redis.ClaimResult;
 import io.redeq.internal.redis.ClaimedJob;
 import io.redeq.internal.redis.SlotOffer;
 
-// Over 400 lines: the fetch loop, the three ways of claiming (fetcher, hand-off,
-// completion) that share its slots and claim gates, the choice among buckets that keeps
-// priority order across them, and the graceful close; what close gives back to READY is
-// HandBacks', what is known of each bucket's head is BucketHints', and what it needs
-// from Redis is ConsumerStore's. The claim round (plan and claims) is the next part to
-// move out.
 /**
  * A subscription: one fetcher thread claims READY jobs of a topic only into free worker
  * slots (no local buffer, so nothing waits in memory when the instance dies), the topic's
@@ -50,9 +44,12 @@ import io.redeq.internal.redis.SlotOffer;
  * back to READY.
  *
  * <p>
- * One class because it is the loop of the fetcher thread and the lifecycle of the
- * subscription; the workers, the acknowledgements, the lease keeping and the handler
- * invocation are classes of their own.
+ * One class because the fetch loop, the three ways of claiming (fetcher, hand-off,
+ * completion) share its slots and claim gates, with the choice among buckets that keeps
+ * priority order across them and the graceful close; what close gives back to READY is
+ * {@link HandBacks}', what is known of each bucket's head {@link BucketHints}', and what
+ * it needs from Redis {@link ConsumerStore}'s. The claim round (plan and claims) is the
+ * next part to move out.
  */
 public final class TopicConsumer implements Subscription {
 

@@ -27,9 +27,6 @@ import io.redeq.internal.redis.JobQueries;
 import io.redeq.internal.redis.MigrateResult;
 import io.redeq.internal.redis.RedisJobStore;
 
-// Over 400 lines: the loop's steps (ownership, sweep, the pipelined round with its
-// hand-offs, the plan each reply makes) and close; the plan itself is BucketOwnership's,
-// what it needs from Redis MigrationScripts'.
 /**
  * Moves due jobs from this instance's buckets to their topics' ready lists. One thread
  * per engine, started by {@link #start()}; until then it does nothing in Redis.
@@ -53,9 +50,9 @@ import io.redeq.internal.redis.RedisJobStore;
  * everything correct.
  *
  * <p>
- * One class because it is the loop of the migrator thread: the ownership plan
- * ({@link BucketOwnership}) and the wake channel are classes of their own, and what stays
- * here is the order of one sweep.
+ * One class because it is the loop's steps (ownership, sweep, the pipelined round with
+ * its hand-offs, the plan each reply makes) and close; the plan itself is
+ * {@link BucketOwnership}'s, what it needs from Redis {@link MigrationScripts}'.
  */
 public final class Migrator implements WakeUps, AutoCloseable {
 
