@@ -98,7 +98,7 @@ public final class QueueAdmin implements RedeqAdmin {
 	@Override
 	public List<InstanceInfo> instances() {
 		List<InstanceInfo> instances = new ArrayList<>();
-		for (String description : this.store.instanceDescriptions(MAX_INSTANCES)) {
+		for (String description : this.store.instances().instanceDescriptions(MAX_INSTANCES)) {
 			InstanceInfo instance = InstanceDescriptions.read(description);
 			if (instance != null) {
 				instances.add(instance);

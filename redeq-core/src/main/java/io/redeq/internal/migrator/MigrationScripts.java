@@ -61,7 +61,7 @@ interface MigrationScripts {
 
 			@Override
 			public long heartbeat(String instanceId, long ttlMillis, boolean leaving) {
-				return store.heartbeat(instanceId, ttlMillis, leaving);
+				return store.instances().heartbeat(instanceId, ttlMillis, leaving);
 			}
 
 			@Override
@@ -76,12 +76,12 @@ interface MigrationScripts {
 
 			@Override
 			public CompletionStage<String> describeInstance(String instanceId, String description, long ttlMillis) {
-				return store.describeInstance(instanceId, description, ttlMillis);
+				return store.instances().describeInstance(instanceId, description, ttlMillis);
 			}
 
 			@Override
 			public void forgetInstance(String instanceId) {
-				store.forgetInstance(instanceId);
+				store.instances().forgetInstance(instanceId);
 			}
 
 			@Override

@@ -29,7 +29,8 @@ import io.redeq.internal.redis.script.Scripts;
  * One class because it is the one door, with a method per script, each "send, then let
  * the result record parse the reply", and every caller's port ({@code ClaimScripts},
  * {@code ConsumerStore}, {@code MigrationScripts} and the others) is a view of it; how a
- * bucket's scripts are sent with the topics they declare is {@link BucketScripts}'.
+ * bucket's scripts are sent with the topics they declare is {@link BucketScripts}', the
+ * instances' heartbeats and descriptions {@link InstanceRegistry}'s.
  */
 public final class RedisJobStore {
 
@@ -45,6 +46,8 @@ public final class RedisJobStore {
 
 	/** Sends the scripts of one bucket with the keys of the topics they declare. */
 	private final BucketScripts bucketScripts;
+
+	private final InstanceRegistry instances;
 
 	/**
 	 * Whether Redis is reached through a proxy (proxy mode) that, like a cluster, may
@@ -69,6 +72,7 @@ public final class RedisJobStore {
 		this.scripts = scripts;
 		this.behindProxy = behindProxy;
 		this.bucketScripts = new BucketScripts(keys, scripts);
+		this.instances = new InstanceRegistry(keys, scripts);
 	}
 
 	public KeySpace keys() {
@@ -77,6 +81,14 @@ public final class RedisJobStore {
 
 	public ScriptRunner scripts() {
 		return this.scripts;
+	}
+
+	/**
+	 * The instances of this prefix: their heartbeats and descriptions.
+	 * @return the instance registry on this store's keys
+	 */
+	public InstanceRegistry instances() {
+		return this.instances;
 	}
 
 	RedisClusterAsyncCommands<String, String> commands() {
@@ -316,54 +328,6 @@ public final class RedisJobStore {
 			peeks.addAll(BucketPeek.fromReply(groups.get(g), this.scripts.await(replies.get(g), "sweep buckets")));
 		}
 		return peeks;
-	}
-
-	/** Announces this instance; returns how many instances are alive. */
-	public long heartbeat(String instanceId, long ttlMillis, boolean leaving) {
-		Long live = this.scripts.run(Scripts.HEARTBEAT, new String[] { this.keys.instancesKey() }, instanceId,
-				Long.toString(ttlMillis), leaving ? "leave" : "beat");
-		return live;
-	}
-
-	/**
-	 * Writes this instance's description with the heartbeat's ttl. A plain {@code SET PX}
-	 * of a key only this instance writes: no other state depends on it, so it needs no
-	 * script; a failure only leaves the last description to expire.
-	 * @param instanceId this instance
-	 * @param description its description
-	 * @param ttlMillis the heartbeat's ttl
-	 * @return the reply, ignored but for failures
-	 */
-	public CompletionStage<String> describeInstance(String instanceId, String description, long ttlMillis) {
-		return commands().set(this.keys.instanceKey(instanceId), description, SetArgs.Builder.px(ttlMillis));
-	}
-
-	/** Removes this instance's description when it leaves. */
-	public void forgetInstance(String instanceId) {
-		this.scripts.await(commands().del(this.keys.instanceKey(instanceId)), "remove instance description");
-	}
-
-	/**
-	 * The descriptions of the instances in the heartbeat set, at most {@code limit}; one
-	 * pipelined GET each, an expired one (its instance died) left out.
-	 * @param limit the most instances read
-	 * @return the descriptions
-	 */
-	public List<String> instanceDescriptions(int limit) {
-		List<String> ids = this.scripts.await(commands().zrange(this.keys.instancesKey(), 0, limit - 1),
-				"list instances");
-		List<CompletionStage<String>> replies = new ArrayList<>(ids.size());
-		for (String id : ids) {
-			replies.add(commands().get(this.keys.instanceKey(id)));
-		}
-		List<String> descriptions = new ArrayList<>(ids.size());
-		for (CompletionStage<String> reply : replies) {
-			String description = this.scripts.await(reply, "read instance description");
-			if (description != null) {
-				descriptions.add(description);
-			}
-		}
-		return descriptions;
 	}
 
 	/**
