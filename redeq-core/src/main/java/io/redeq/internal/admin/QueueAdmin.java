@@ -177,7 +177,7 @@ public final class QueueAdmin implements RedeqAdmin {
 		Validate.topic(topic);
 		String jobKey = KeySpace.jobKey(topic, Validate.id(topic, id));
 		int bucket = this.store.keys().bucketOf(jobKey);
-		boolean requeued = this.store.requeueDead(bucket, topic, jobKey, 1) == 1;
+		boolean requeued = this.store.admin().requeueDead(bucket, topic, jobKey, 1) == 1;
 		if (requeued) {
 			this.store.signal(topic, bucket);
 		}
@@ -189,7 +189,7 @@ public final class QueueAdmin implements RedeqAdmin {
 		Validate.topic(topic);
 		String jobKey = KeySpace.jobKey(topic, Validate.id(topic, id));
 		int bucket = this.store.keys().bucketOf(jobKey);
-		boolean promoted = this.store.promote(bucket, jobKey);
+		boolean promoted = this.store.admin().promote(bucket, jobKey);
 		if (promoted) {
 			this.store.signal(topic, bucket);
 		}
@@ -204,7 +204,7 @@ public final class QueueAdmin implements RedeqAdmin {
 			long moved;
 			long inBucket = 0;
 			do {
-				moved = this.store.requeueDead(bucket, topic, "", BATCH);
+				moved = this.store.admin().requeueDead(bucket, topic, "", BATCH);
 				inBucket += moved;
 			}
 			while (moved == BATCH);
@@ -261,8 +261,8 @@ public final class QueueAdmin implements RedeqAdmin {
 				long start = 0;
 				PurgeStep step;
 				do {
-					step = this.store.purgeWaiting(bucket, topic, state, start, PURGE_LOOK,
-							RedisJobStore.MAX_PURGE_PER_CALL);
+					step = this.store.admin()
+						.purgeWaiting(bucket, topic, state, start, PURGE_LOOK, RedisJobStore.MAX_PURGE_PER_CALL);
 					if (!step.jobKeys().isEmpty()) {
 						inWalk += step.jobKeys().size();
 						deleted.accept(step.jobKeys().stream().map((jobKey) -> jobKey.substring(idStart)).toList());
@@ -286,7 +286,7 @@ public final class QueueAdmin implements RedeqAdmin {
 		for (int bucket = 0; bucket < this.store.keys().buckets(); bucket++) {
 			long purged;
 			do {
-				purged = this.store.purgeDead(bucket, topic, BATCH);
+				purged = this.store.admin().purgeDead(bucket, topic, BATCH);
 				total += purged;
 			}
 			while (purged == BATCH);

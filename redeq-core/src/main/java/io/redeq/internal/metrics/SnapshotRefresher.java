@@ -110,7 +110,7 @@ public final class SnapshotRefresher {
 		int buckets = this.store.keys().buckets();
 		List<CompletionStage<BucketInspection>> replies = new ArrayList<>(buckets);
 		for (int b = 0; b < buckets; b++) {
-			replies.add(this.store.inspect(b));
+			replies.add(this.store.admin().inspect(b));
 		}
 		Map<String, long[]> counts = new TreeMap<>();
 		Map<String, Duration> oldestReady = new TreeMap<>();

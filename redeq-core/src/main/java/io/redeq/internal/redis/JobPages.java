@@ -79,8 +79,9 @@ public final class JobPages {
 			}
 			List<CompletionStage<List<Object>>> replies = new ArrayList<>();
 			for (Walk walk : walking) {
-				replies.add(this.store.list(walk.bucket, topic, code, walk.next, Math.min(STEP, walk.budget),
-						window - walk.found.size()));
+				replies.add(this.store.admin()
+					.list(walk.bucket, topic, code, walk.next, Math.min(STEP, walk.budget),
+							window - walk.found.size()));
 			}
 			for (int i = 0; i < walking.size(); i++) {
 				walking.get(i).take(this.store.scripts().await(replies.get(i), what));

@@ -15,7 +15,6 @@ import io.lettuce.core.SetArgs;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
-import io.redeq.RedeqException;
 import io.redeq.internal.redis.script.ScriptRunner;
 import io.redeq.internal.redis.script.Scripts;
 
@@ -30,7 +29,8 @@ import io.redeq.internal.redis.script.Scripts;
  * the result record parse the reply", and every caller's port ({@code ClaimScripts},
  * {@code ConsumerStore}, {@code MigrationScripts} and the others) is a view of it; how a
  * bucket's scripts are sent with the topics they declare is {@link BucketScripts}', the
- * instances' heartbeats and descriptions {@link InstanceRegistry}'s.
+ * instances' heartbeats and descriptions {@link InstanceRegistry}'s, the scripts of the
+ * admin and the metrics {@link AdminScripts}'.
  */
 public final class RedisJobStore {
 
@@ -48,6 +48,8 @@ public final class RedisJobStore {
 	private final BucketScripts bucketScripts;
 
 	private final InstanceRegistry instances;
+
+	private final AdminScripts admin;
 
 	/**
 	 * Whether Redis is reached through a proxy (proxy mode) that, like a cluster, may
@@ -73,6 +75,7 @@ public final class RedisJobStore {
 		this.behindProxy = behindProxy;
 		this.bucketScripts = new BucketScripts(keys, scripts);
 		this.instances = new InstanceRegistry(keys, scripts);
+		this.admin = new AdminScripts(this.bucketScripts, scripts);
 	}
 
 	public KeySpace keys() {
@@ -89,6 +92,15 @@ public final class RedisJobStore {
 	 */
 	public InstanceRegistry instances() {
 		return this.instances;
+	}
+
+	/**
+	 * The scripts of the admin and of the metrics: inspect, list, promote, requeue,
+	 * purge.
+	 * @return the admin scripts on this store's buckets
+	 */
+	public AdminScripts admin() {
+		return this.admin;
 	}
 
 	RedisClusterAsyncCommands<String, String> commands() {
@@ -558,76 +570,6 @@ public final class RedisJobStore {
 				this.bucketScripts.runRemembered(Scripts.RELEASE_CLAIM, bucket, topic, token),
 				"hand back the jobs of a lost claim on topic " + topic);
 		return released;
-	}
-
-	// ---- admin ------------------------------------------------------------------------
-
-	/** A read-only look at one bucket, for metrics and health. */
-	public CompletionStage<BucketInspection> inspect(int bucket) {
-		return inspect(bucket, 0);
-	}
-
-	private CompletionStage<BucketInspection> inspect(int bucket, int round) {
-		Set<String> topics = this.bucketScripts.knownTopics(bucket);
-		CompletionStage<List<Object>> reply = this.bucketScripts.runOn(Scripts.INSPECT, bucket, topics);
-		return reply.thenCompose((values) -> {
-			if (!ScriptReply.asksForTopics(values)) {
-				return CompletableFuture.completedFuture(BucketInspection.fromReply(values));
-			}
-			if (round + 1 >= BucketScripts.MAX_TOPIC_ROUNDS) {
-				return CompletableFuture.failedFuture(new RedeqException("Inspecting bucket " + bucket
-						+ " kept asking for more topics' keys; topics known there: " + topics));
-			}
-			this.bucketScripts.remember(bucket, ScriptReply.topicsAskedFor(values));
-			return inspect(bucket, round + 1);
-		});
-	}
-
-	/**
-	 * One step through a bucket's index of a topic's jobs in one state: from rank
-	 * {@code start}, looking at no more than {@code look} entries and keeping no more
-	 * than {@code want}; replies with the next rank (-1 at the end), then pairs jobKey,
-	 * score (see list.lua).
-	 */
-	CompletionStage<List<Object>> list(int bucket, String topic, char state, long start, int look, int want) {
-		return this.bucketScripts.runOn(Scripts.LIST, bucket, topic, String.valueOf(state), Long.toString(start),
-				Integer.toString(look), Integer.toString(want));
-	}
-
-	/** Makes a DELAYED job READY now; false if it was not DELAYED. */
-	public boolean promote(int bucket, String jobKey) {
-		Long promoted = this.scripts.await(
-				this.bucketScripts.runOn(Scripts.PROMOTE, bucket, KeySpace.topicOf(jobKey), jobKey),
-				"promote " + jobKey);
-		return promoted == 1;
-	}
-
-	public long requeueDead(int bucket, String topic, String jobKey, int max) {
-		Long moved = this.scripts.await(
-				this.bucketScripts.runOn(Scripts.REQUEUE_DEAD, bucket, topic, Integer.toString(max), jobKey),
-				"requeue dead jobs of " + topic);
-		return moved;
-	}
-
-	public long purgeDead(int bucket, String topic, int max) {
-		Long purged = this.scripts.await(
-				this.bucketScripts.runOn(Scripts.PURGE_DEAD, bucket, topic, Integer.toString(max)),
-				"purge dead jobs of " + topic);
-		return purged;
-	}
-
-	/**
-	 * One step of a purge of a topic's DELAYED ({@code 'D'}) or READY ({@code 'R'}) jobs
-	 * in one bucket: deletes up to {@code max} of them, looking at no more than
-	 * {@code look} index entries from rank {@code start} (see purge-waiting.lua).
-	 * @return the jobKeys it deleted and where the next step starts
-	 */
-	public PurgeStep purgeWaiting(int bucket, String topic, char state, long start, int look, int max) {
-		List<Object> reply = this.scripts.await(
-				this.bucketScripts.runOn(Scripts.PURGE_WAITING, bucket, topic, String.valueOf(state),
-						Long.toString(start), Integer.toString(look), Integer.toString(max)),
-				"purge " + ((state == 'D') ? "DELAYED" : "READY") + " jobs of " + topic);
-		return PurgeStep.fromReply(reply);
 	}
 
 	// ---- helpers ----------------------------------------------------------------------
