@@ -11,9 +11,11 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import io.lettuce.core.AbstractRedisClient;
@@ -27,15 +29,9 @@ import tools.jackson.databind.ObjectMapper;
 import io.redeq.internal.EngineAccess;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.Validate;
-import io.redeq.internal.WakeUps;
-import io.redeq.internal.admin.QueueAdmin;
 import io.redeq.internal.codec.JacksonPayloadCodec;
 import io.redeq.internal.codec.PayloadCodec;
-import io.redeq.internal.consumer.ConsumerContext;
 import io.redeq.internal.consumer.ConsumerSettings;
-import io.redeq.internal.consumer.HandOffs;
-import io.redeq.internal.consumer.LocalWorkSignals;
-import io.redeq.internal.consumer.Pollers;
 import io.redeq.internal.consumer.TopicConsumer;
 import io.redeq.internal.control.RateLimit;
 import io.redeq.internal.control.TopicPauses;
@@ -46,11 +42,11 @@ import io.redeq.internal.migrator.InstanceDescriptions;
 import io.redeq.internal.migrator.Migrator;
 import io.redeq.internal.observation.ProcessObservations;
 import io.redeq.internal.observation.ScheduleObservations;
-import io.redeq.internal.recurring.RecurringJobs;
+import io.redeq.internal.redis.BucketLayout;
 import io.redeq.internal.redis.FormatUpgrade;
 import io.redeq.internal.redis.JobQueries;
 import io.redeq.internal.redis.KeySpace;
-import io.redeq.internal.redis.RecurringStore;
+import io.redeq.internal.redis.LayoutChangedException;
 import io.redeq.internal.redis.RedisJobStore;
 import io.redeq.internal.redis.Resharder;
 import io.redeq.internal.redis.connection.RedisConnections;
@@ -94,23 +90,22 @@ public final class Redeq implements AutoCloseable {
 
 	private final RedisConnections connections;
 
-	private final RedisJobStore store;
-
-	private final JobQueries queries;
-
 	private final PayloadCodec codec;
 
-	private final @Nullable Migrator migrator;
+	/**
+	 * The parts that work on the bucket layout this engine runs on; replaced when it
+	 * follows a change of the bucket count (see {@link #follow}).
+	 */
+	private volatile LayoutParts parts;
 
-	private final WakeUps wakeUps;
+	/** What every layout's parts share. */
+	private final LayoutParts.Shared shared;
 
-	private final LocalWorkSignals localSignals;
-
-	private final HandOffs handOffs;
+	private final AsyncJobScheduler scheduler;
 
 	private final JobScheduler client;
 
-	private final QueueAdmin admin;
+	private final RedeqAdmin admin;
 
 	private final JobEvents events;
 
@@ -130,7 +125,17 @@ public final class Redeq implements AutoCloseable {
 
 	private final SubscriptionRegistry subscriptions = new SubscriptionRegistry();
 
-	private final Pollers pollers;
+	/**
+	 * Its own thread: following a change of the bucket count reads Redis and starts and
+	 * stops parts, which must never delay a lease renewal or a timeout.
+	 */
+	private final ScheduledExecutorService layoutTimer;
+
+	/** When the recorded layout was last read, in nanoseconds; guarded by lifecycle. */
+	private long layoutReadAt;
+
+	/** The layout generation whose change this engine last logged following. */
+	private volatile long followedGeneration = -1;
 
 	private final SnapshotRefresher snapshots;
 
@@ -163,32 +168,18 @@ public final class Redeq implements AutoCloseable {
 		this.connections = new RedisConnections(builder.client);
 		ScriptRunner scripts = new ScriptRunner(this.connections, options.commandTimeout(), !options.proxyMode());
 		KeySpace keys = new KeySpace(options.prefix(), options.buckets());
-		this.store = new RedisJobStore(keys, scripts, options.proxyMode());
-		this.queries = new JobQueries(keys, scripts);
 		this.codec = new JacksonPayloadCodec(builder.payloadMapper);
 		MicrometerJobEvents meters = (builder.meterRegistry != null) ? new MicrometerJobEvents(builder.meterRegistry)
 				: null;
 		this.history = new JobHistory(keys, scripts, (meters != null) ? meters : JobEvents.NONE, Clock.systemUTC());
 		this.events = this.history;
 		this.listeners = List.copyOf(builder.listeners);
-		RecurringJobs recurring = new RecurringJobs(new RecurringStore(keys, scripts), this::earlierJob);
-		this.localSignals = options.proxyMode() ? LocalWorkSignals.create() : LocalWorkSignals.NONE;
-		this.handOffs = new HandOffs(!this.connections.isCluster() && !options.proxyMode());
-		this.pauses = new TopicPauses(this.store);
-		InstanceDescriptions description = new InstanceDescriptions(this.instanceId, Instant.now());
-		this.migrator = options.migratorEnabled() ? new Migrator(this.store, options, this.instanceId, this.events,
-				this.localSignals, this.handOffs, recurring, description,
-				() -> this.subscriptions.listeners(this.pauses::isPaused), this.pauses::hold) : null;
-		this.wakeUps = (this.migrator != null) ? this.migrator : wakeUpsWithoutMigrator(this.store, options);
+		this.pauses = new TopicPauses(new RedisJobStore(keys, scripts, options.proxyMode()));
 		ObservationRegistry observationRegistry = builder.observationRegistry;
 		this.processObservations = (observationRegistry != null)
 				? new ProcessObservations(observationRegistry, builder.processConvention) : ProcessObservations.OFF;
 		ScheduleObservations scheduleObservations = (observationRegistry != null)
 				? new ScheduleObservations(observationRegistry, builder.scheduleConvention) : ScheduleObservations.OFF;
-		this.client = new JobScheduler(
-				new AsyncJobScheduler(this.store, this.codec, options, this.wakeUps, this.events, scheduleObservations),
-				scripts, recurring, this::poll);
-		this.admin = new QueueAdmin(this.store, this.queries, recurring, this.pauses, this::isStarted);
 		ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1, (task) -> {
 			Thread thread = new Thread(task, "redeq-timers-" + options.prefix());
 			thread.setDaemon(true);
@@ -198,19 +189,35 @@ public final class Redeq implements AutoCloseable {
 		// drained backlog leaves one cancelled task per job queued until its time comes.
 		timers.setRemoveOnCancelPolicy(true);
 		this.timers = timers;
+		Function<String, SubscriptionOptions> pollOptions = builder.pollOptions;
+		this.shared = new LayoutParts.Shared(this.instanceId, scripts, this.connections.isCluster(), this.codec,
+				this.events, this.listeners, this.timers, this.processObservations, this.pauses,
+				new InstanceDescriptions(this.instanceId, Instant.now()),
+				() -> this.subscriptions.listeners(this.pauses::isPaused), this::hold,
+				(topic) -> pollSettings(topic, pollOptions.apply(topic)), builder.pollNotRetryable, this::watchPauses);
+		this.parts = new LayoutParts(options, this.shared);
+		LayoutParts first = this.parts;
+		this.scheduler = new AsyncJobScheduler(first.store, this.codec, options, first.wakeUps, this.events,
+				scheduleObservations);
+		this.client = new JobScheduler(this.scheduler, scripts, () -> this.parts.recurring, this::poll);
+		this.client.followLayoutWith(this::followed);
+		this.admin = new LayoutFollowingAdmin(() -> this.parts, this::followed, this::changeBucketCount);
+		this.layoutTimer = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "redeq-layout-" + options.prefix());
+			thread.setDaemon(true);
+			return thread;
+		});
 		this.statsTimer = Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "redeq-stats-" + options.prefix());
 			thread.setDaemon(true);
 			return thread;
 		});
-		this.snapshots = new SnapshotRefresher(this.store, this.statsTimer, options.statsRefreshInterval(),
+		this.snapshots = new SnapshotRefresher(() -> this.parts.store, this.statsTimer, options.statsRefreshInterval(),
 				() -> Arrays.stream(ownedBuckets()).boxed().toList(), this::subscribedTopics, this.pauses::refresh);
 		this.metered = meters != null;
 		if (meters != null) {
 			this.snapshots.onRefresh(meters::update);
 		}
-		this.pollers = new Pollers(consumerContext(), (topic) -> pollSettings(topic, builder.pollOptions.apply(topic)),
-				builder.pollNotRetryable, this::watchPauses);
 	}
 
 	/**
@@ -223,12 +230,7 @@ public final class Redeq implements AutoCloseable {
 	}
 
 	private Optional<PolledJob> poll(String topic, Duration maxWait) {
-		return this.pollers.poll(topic, maxWait);
-	}
-
-	private ConsumerContext consumerContext() {
-		return new ConsumerContext(this.options, this.store, this.codec, this.events, this.listeners, this.wakeUps,
-				this.timers, this.instanceId, this.localSignals, this.processObservations, this.pauses, this.handOffs);
+		return this.parts.pollers.poll(topic, maxWait);
 	}
 
 	// A listener's settings, with the lease the whole timeout: nothing renews it.
@@ -241,27 +243,6 @@ public final class Redeq implements AutoCloseable {
 	private static @Nullable RateLimit rateLimit(SubscriptionOptions subscriptionOptions) {
 		return (subscriptionOptions.rateLimitPermits() != null)
 				? new RateLimit(subscriptionOptions.rateLimitPermits(), subscriptionOptions.rateLimitWindow()) : null;
-	}
-
-	// Declaring a recurring job wakes its bucket's migrator like scheduling a job does.
-	private void earlierJob(int bucket, long dueAtMillis) {
-		this.wakeUps.earlierJob(bucket, dueAtMillis);
-	}
-
-	/**
-	 * How an engine that migrates nothing tells the owner of a bucket about an earlier
-	 * job: on the wake-up channel, or, in proxy mode, which forbids PUBLISH, not at all
-	 * (the owner finds the job at its next sweep).
-	 * @param store the job store
-	 * @param options the engine's options
-	 * @return where the scheduler reports earlier jobs
-	 */
-	private static WakeUps wakeUpsWithoutMigrator(RedisJobStore store, RedeqOptions options) {
-		if (options.proxyMode()) {
-			return (bucket, dueAt) -> {
-			};
-		}
-		return (bucket, dueAt) -> store.publishWake(bucket, dueAt).exceptionally((ex) -> 0L);
 	}
 
 	/**
@@ -302,8 +283,14 @@ public final class Redeq implements AutoCloseable {
 			}
 			checkBucketCount();
 			this.started = true;
-			if (this.migrator != null) {
-				this.migrator.start();
+			this.parts.start();
+			if (!this.options.migratorEnabled()) {
+				// Without a migrator nothing reads the layout at each heartbeat: look at
+				// it
+				// as often, so that this engine's consumers follow a change of the count.
+				long every = this.options.lockTtl().toMillis();
+				this.layoutTimer.scheduleWithFixedDelay(this::followRecordedLayoutQuietly, every, every,
+						TimeUnit.MILLISECONDS);
 			}
 			if (this.metered) {
 				this.snapshots.latest();
@@ -312,10 +299,155 @@ public final class Redeq implements AutoCloseable {
 		}
 	}
 
-	private boolean isStarted() {
-		synchronized (this.lifecycle) {
-			return this.started && !this.closed;
+	/**
+	 * How long a call refused because the bucket count is changing waits for the change
+	 * to end before it fails: the change moves every job, and callers wait for it rather
+	 * than fail at once.
+	 */
+	private static final Duration CHANGE_WAIT = Duration.ofSeconds(30);
+
+	/** How often the recorded layout is read while calls wait for a change to end. */
+	private static final Duration CHANGE_POLL = Duration.ofMillis(50);
+
+	/**
+	 * What a call that a changed bucket layout refused waits for: this engine running on
+	 * another count than the refused one. Reads the recorded layout (at most once per
+	 * {@link #CHANGE_POLL} for all waiting calls together) and follows it once the change
+	 * is over.
+	 * @param refusedBuckets the count the refused call was made on
+	 * @return completes once this engine runs on another count
+	 */
+	private CompletableFuture<Void> followed(int refusedBuckets) {
+		CompletableFuture<Void> done = new CompletableFuture<>();
+		awaitFollowed(refusedBuckets, System.nanoTime() + CHANGE_WAIT.toNanos(), done);
+		return done;
+	}
+
+	private void awaitFollowed(int refusedBuckets, long deadline, CompletableFuture<Void> done) {
+		try {
+			if (this.parts.buckets() != refusedBuckets) {
+				done.complete(null);
+				return;
+			}
+			if (this.closed) {
+				done.completeExceptionally(new IllegalStateException("redeq of prefix '" + this.options.prefix()
+						+ "' closed while a call waited for a change of " + "its bucket count to end"));
+				return;
+			}
+			followRecordedLayout();
+			if (this.parts.buckets() != refusedBuckets) {
+				done.complete(null);
+				return;
+			}
+			if (System.nanoTime() - deadline > 0) {
+				done.completeExceptionally(new LayoutChangedException("The bucket count of prefix '"
+						+ this.options.prefix() + "' is changing and the change did not end within " + CHANGE_WAIT
+						+ "; nothing was written. Try again once RedeqAdmin.changeBucketCount returned (if it was "
+						+ "interrupted, call it again with the same count to finish it)"));
+				return;
+			}
+			this.layoutTimer.schedule(() -> awaitFollowed(refusedBuckets, deadline, done), CHANGE_POLL.toMillis(),
+					TimeUnit.MILLISECONDS);
 		}
+		catch (RuntimeException ex) {
+			done.completeExceptionally(ex);
+		}
+	}
+
+	/**
+	 * Reads the layout Redis records, unless it was read within {@link #CHANGE_POLL}, and
+	 * follows it if a change ended on another count than this engine's.
+	 */
+	private void followRecordedLayout() {
+		synchronized (this.lifecycle) {
+			long now = System.nanoTime();
+			if (now - this.layoutReadAt < CHANGE_POLL.toNanos()) {
+				return;
+			}
+			this.layoutReadAt = now;
+		}
+		follow(this.parts.queries.readLayout());
+	}
+
+	/** {@link #followRecordedLayout()} from a timer: a failure is retried next time. */
+	private void followRecordedLayoutQuietly() {
+		try {
+			followRecordedLayout();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("redeq could not read the bucket layout of prefix '{}': {}", this.options.prefix(),
+					ex.toString());
+		}
+	}
+
+	/**
+	 * Moves this engine to the bucket count Redis records, once a change of the count is
+	 * over: new parts on the new layout take every later call, the subscriptions move to
+	 * consumers on it (the ones they had finish their running jobs and stop), and the old
+	 * parts stop in the background. Nothing is lost in between: a call the old layout
+	 * refuses runs again on the new one, and the change waited for every job running in
+	 * an old bucket before it ended.
+	 * @param layout the recorded layout
+	 * @return whether this engine moved
+	 */
+	private boolean follow(BucketLayout layout) {
+		LayoutParts old;
+		synchronized (this.lifecycle) {
+			old = this.parts;
+			if (this.closed || layout.changingTo() != 0 || layout.buckets() == 0 || layout.buckets() == old.buckets()) {
+				return false;
+			}
+			LayoutParts next = new LayoutParts(this.options.mutate().buckets(layout.buckets()).build(), this.shared);
+			this.parts = next;
+			this.scheduler.relayout(next.store, next.options, next.wakeUps);
+			if (this.started) {
+				next.start();
+			}
+			this.subscriptions.moveAll(next.consumers);
+			this.pauses.hold(false);
+		}
+		if (this.followedGeneration != layout.generation()) {
+			this.followedGeneration = layout.generation();
+			logger.warn(
+					"redeq prefix '{}' now runs on {} buckets, the count recorded in Redis (layout generation {}), "
+							+ "instead of {}; set redeq.buckets={} to start on it",
+					this.options.prefix(), layout.buckets(), layout.generation(), old.buckets(), layout.buckets());
+		}
+		Thread stopping = new Thread(old::close, "redeq-layout-stop-" + this.options.prefix());
+		stopping.setDaemon(true);
+		stopping.start();
+		return true;
+	}
+
+	/**
+	 * Told by a layout's migrator whether it holds because the recorded layout is not its
+	 * own (see {@code LayoutWatch}): consumers claim nothing while it does, and a change
+	 * that is over is followed. A replaced layout's migrator, still stopping, is not
+	 * listened to.
+	 * @param from the parts whose migrator tells
+	 * @param holding whether it holds
+	 */
+	private void hold(LayoutParts from, boolean holding) {
+		if (from != this.parts) {
+			return;
+		}
+		this.pauses.hold(holding);
+		if (holding && !this.layoutTimer.isShutdown()) {
+			this.layoutTimer.execute(this::followRecordedLayoutQuietly);
+		}
+	}
+
+	/**
+	 * Changes the bucket count of the prefix beside the running instances (see
+	 * {@link RedeqAdmin#changeBucketCount(int)}), then moves this engine to the new count
+	 * at once.
+	 * @param buckets the new count
+	 * @return the number of jobs moved to another bucket
+	 */
+	private long changeBucketCount(int buckets) {
+		long moved = this.parts.admin.changeBucketCount(buckets);
+		follow(this.parts.queries.readLayout());
+		return moved;
 	}
 
 	/**
@@ -325,16 +457,17 @@ public final class Redeq implements AutoCloseable {
 	 */
 	private void checkBucketCount() {
 		try {
-			FormatUpgrade format = new FormatUpgrade(this.store.keys(), this.store.scripts());
+			LayoutParts parts = this.parts;
+			FormatUpgrade format = new FormatUpgrade(parts.store.keys(), parts.store.scripts());
 			format.checkReadable();
-			int changingTo = this.queries.readBucketLayout()[1];
+			int changingTo = parts.queries.readBucketLayout()[1];
 			if (changingTo != 0) {
 				throw new RedeqException("Cannot start redeq on prefix '" + this.options.prefix()
 						+ "': a change of its bucket count to " + changingTo
 						+ " has not finished (interrupted); call RedeqAdmin.changeBucketCount(" + changingTo
 						+ ") on an engine that is not started to finish it, then start the instances");
 			}
-			int recorded = this.queries.recordOrReadBucketCount(this.options.buckets());
+			int recorded = parts.queries.recordOrReadBucketCount(this.options.buckets());
 			if (recorded != this.options.buckets()) {
 				throw new BucketCountMismatchException(this.options.prefix(), recorded, this.options.buckets());
 			}
@@ -435,7 +568,8 @@ public final class Redeq implements AutoCloseable {
 	 * @return the bucket numbers, none without a migrator
 	 */
 	public int[] ownedBuckets() {
-		return (this.migrator != null) ? this.migrator.ownedBuckets() : new int[0];
+		Migrator migrator = this.parts.migrator;
+		return (migrator != null) ? migrator.ownedBuckets() : new int[0];
 	}
 
 	/**
@@ -541,12 +675,16 @@ public final class Redeq implements AutoCloseable {
 				subscriptionOptions.concurrency(this.options), subscriptionOptions.maxAttempts(this.options), timeout,
 				subscriptionOptions.lease(timeout), subscriptionOptions.backoff(this.options),
 				rateLimit(subscriptionOptions));
-		ConsumerContext context = consumerContext();
-		TopicConsumer consumer = this.subscriptions.register(topic,
-				(onClosed) -> new TopicConsumer(settings, (JobHandler<Object>) handler, context, onClosed));
+		TopicSubscription subscription = this.subscriptions.register(topic,
+				(onClosed) -> new TopicSubscription(topic, (context, consumerClosed) -> new TopicConsumer(settings,
+						(JobHandler<Object>) handler, context, consumerClosed), onClosed));
 		this.pauses.watch(this.timers);
-		consumer.start();
-		return consumer;
+		// Under the lifecycle lock: a subscription started while the engine follows a
+		// change starts on the layout the others move to.
+		synchronized (this.lifecycle) {
+			subscription.start(this.parts.consumers);
+		}
+		return subscription;
 	}
 
 	/**
@@ -562,11 +700,11 @@ public final class Redeq implements AutoCloseable {
 			this.closed = true;
 		}
 		removeShutdownHook();
-		this.pollers.close();
+		this.layoutTimer.shutdownNow();
+		LayoutParts parts = this.parts;
+		parts.pollers.close();
 		this.subscriptions.closeAll();
-		if (this.migrator != null) {
-			this.migrator.close();
-		}
+		parts.close();
 		this.timers.shutdownNow();
 		this.statsTimer.shutdownNow();
 		// Closing never opens a connection: an engine that never reached Redis has no

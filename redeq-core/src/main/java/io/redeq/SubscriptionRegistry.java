@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
+import io.redeq.internal.consumer.ConsumerContext;
 import io.redeq.internal.consumer.TopicConsumer;
 
 /**
@@ -17,20 +18,20 @@ import io.redeq.internal.consumer.TopicConsumer;
  */
 final class SubscriptionRegistry {
 
-	private final Map<String, TopicConsumer> byTopic = new ConcurrentHashMap<>();
+	private final Map<String, TopicSubscription> byTopic = new ConcurrentHashMap<>();
 
 	/**
-	 * Creates the topic's consumer with {@code create}, which gets the callback the
-	 * consumer runs when it is closed, and registers it; refuses a second one for a
+	 * Creates the topic's subscription with {@code create}, which gets the callback the
+	 * subscription runs when it is closed, and registers it; refuses a second one for a
 	 * topic.
 	 * @param topic the topic subscribed to
-	 * @param create makes the consumer from the callback it runs when closed
-	 * @return the registered consumer
+	 * @param create makes the subscription from the callback it runs when closed
+	 * @return the registered subscription
 	 * @throws IllegalStateException if the topic already has a subscription here
 	 */
-	TopicConsumer register(String topic, Function<Runnable, TopicConsumer> create) {
-		TopicConsumer[] created = new TopicConsumer[1];
-		TopicConsumer consumer = this.byTopic.computeIfAbsent(topic, (t) -> {
+	TopicSubscription register(String topic, Function<Runnable, TopicSubscription> create) {
+		TopicSubscription[] created = new TopicSubscription[1];
+		TopicSubscription consumer = this.byTopic.computeIfAbsent(topic, (t) -> {
 			created[0] = create.apply(() -> this.byTopic.remove(t, created[0]));
 			return created[0];
 		});
@@ -52,11 +53,31 @@ final class SubscriptionRegistry {
 	 */
 	List<InstanceInfo.Listener> listeners(Predicate<String> paused) {
 		List<InstanceInfo.Listener> listeners = new ArrayList<>();
-		for (TopicConsumer consumer : this.byTopic.values()) {
+		for (TopicSubscription consumer : this.byTopic.values()) {
 			listeners.add(
 					new InstanceInfo.Listener(consumer.topic(), consumer.concurrency(), paused.test(consumer.topic())));
 		}
 		return listeners;
+	}
+
+	/**
+	 * Moves every subscription to a consumer on another bucket layout, and closes the
+	 * consumers they had in the background (gracefully: their running jobs finish).
+	 * @param context the new layout's consumer context
+	 */
+	void moveAll(ConsumerContext context) {
+		for (TopicSubscription subscription : this.byTopic.values()) {
+			TopicConsumer replaced = subscription.moveTo(context);
+			if (replaced != null) {
+				closeInBackground(replaced::close, subscription.topic());
+			}
+		}
+	}
+
+	private static Thread closeInBackground(Runnable close, String topic) {
+		Thread thread = new Thread(close, "redeq-close-" + topic);
+		thread.start();
+		return thread;
 	}
 
 	/**
@@ -65,10 +86,8 @@ final class SubscriptionRegistry {
 	 */
 	void closeAll() {
 		List<Thread> closing = new ArrayList<>();
-		for (TopicConsumer consumer : this.byTopic.values()) {
-			Thread thread = new Thread(consumer::close, "redeq-close-" + consumer.topic());
-			thread.start();
-			closing.add(thread);
+		for (TopicSubscription subscription : this.byTopic.values()) {
+			closing.add(closeInBackground(subscription::close, subscription.topic()));
 		}
 		for (Thread thread : closing) {
 			try {

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 import io.redeq.DeadJob;
@@ -58,40 +57,18 @@ public final class QueueAdmin implements RedeqAdmin {
 
 	private final TopicPauses pauses;
 
-	private final BooleanSupplier started;
-
 	public QueueAdmin(RedisJobStore store, JobQueries queries, RecurringJobs recurring, TopicPauses pauses) {
-		this(store, queries, recurring, pauses, () -> false);
-	}
-
-	/**
-	 * An admin whose engine may be started.
-	 * @param store the job store
-	 * @param queries the reads over all buckets
-	 * @param recurring the recurring jobs
-	 * @param pauses the topic pauses
-	 * @param started whether the engine runs, which a change of the bucket count refuses
-	 */
-	public QueueAdmin(RedisJobStore store, JobQueries queries, RecurringJobs recurring, TopicPauses pauses,
-			BooleanSupplier started) {
 		this.store = store;
 		this.queries = queries;
 		this.pages = new JobPages(store);
 		this.recurring = recurring;
 		this.pauses = pauses;
-		this.started = started;
 	}
 
 	@Override
 	public long changeBucketCount(int buckets) {
 		Validate.powerOfTwo("buckets", buckets, RedeqOptions.MAX_BUCKETS);
 		KeySpace keys = this.store.keys();
-		if (this.started.getAsBoolean()) {
-			throw new IllegalStateException("Cannot change the bucket count of prefix '" + keys.prefix() + "' to "
-					+ buckets + " from an engine that is started: it would go on with the " + keys.buckets()
-					+ " buckets it started with. Stop every instance of the prefix, call changeBucketCount on an "
-					+ "engine built with autoStartup(false), then start the instances again");
-		}
 		return Resharder.change(this.store.scripts(), keys.prefix(), buckets);
 	}
 

@@ -33,7 +33,7 @@ public final class SnapshotRefresher {
 
 	private static final Logger logger = LoggerFactory.getLogger(SnapshotRefresher.class);
 
-	private final RedisJobStore store;
+	private final Supplier<RedisJobStore> store;
 
 	private final ScheduledExecutorService timers;
 
@@ -54,6 +54,22 @@ public final class SnapshotRefresher {
 	private volatile RedeqSnapshot latest = RedeqSnapshot.empty();
 
 	public SnapshotRefresher(RedisJobStore store, ScheduledExecutorService timers, Duration interval,
+			Supplier<List<Integer>> ownedBuckets, Supplier<Set<String>> subscribedTopics,
+			Supplier<Set<String>> pausedTopics) {
+		this(() -> store, timers, interval, ownedBuckets, subscribedTopics, pausedTopics);
+	}
+
+	/**
+	 * A refresher that reads the store of the bucket layout its engine runs on at each
+	 * refresh (it changes when the engine follows a change of the bucket count).
+	 * @param store the current job store
+	 * @param timers where the refresh runs
+	 * @param interval how often
+	 * @param ownedBuckets the buckets this instance migrates
+	 * @param subscribedTopics the topics this instance consumes
+	 * @param pausedTopics the paused topics
+	 */
+	public SnapshotRefresher(Supplier<RedisJobStore> store, ScheduledExecutorService timers, Duration interval,
 			Supplier<List<Integer>> ownedBuckets, Supplier<Set<String>> subscribedTopics,
 			Supplier<Set<String>> pausedTopics) {
 		this.pausedTopics = pausedTopics;
@@ -107,16 +123,17 @@ public final class SnapshotRefresher {
 	}
 
 	private RedeqSnapshot take() {
-		int buckets = this.store.keys().buckets();
+		RedisJobStore store = this.store.get();
+		int buckets = store.keys().buckets();
 		List<CompletionStage<BucketInspection>> replies = new ArrayList<>(buckets);
 		for (int b = 0; b < buckets; b++) {
-			replies.add(this.store.admin().inspect(b));
+			replies.add(store.admin().inspect(b));
 		}
 		Map<String, long[]> counts = new TreeMap<>();
 		Map<String, Duration> oldestReady = new TreeMap<>();
 		long lag = 0;
 		for (CompletionStage<BucketInspection> reply : replies) {
-			BucketInspection bucket = this.store.scripts().await(reply, "inspect buckets");
+			BucketInspection bucket = store.scripts().await(reply, "inspect buckets");
 			lag = Math.max(lag, bucket.migrationLagMillis());
 			bucket.counts().forEach((field, count) -> {
 				int colon = field.lastIndexOf(':');

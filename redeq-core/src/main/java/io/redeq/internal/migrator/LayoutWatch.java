@@ -9,17 +9,14 @@ import org.slf4j.LoggerFactory;
 import io.redeq.internal.redis.BucketLayout;
 
 /**
- * Watches the bucket layout recorded for the prefix from the migrator's heartbeat. A
- * change of the bucket count runs only while no instance heartbeats; an instance whose
- * heartbeat lapsed (a long pause, a partition) may still come back while one runs, or
- * after it moved every job to buckets this instance does not know. Such an instance must
- * not migrate or claim in the old buckets beside the change: the change copies each job
- * before it removes it, and a job this instance moved or claimed in between would stay in
- * both layouts and run twice. So while the recorded layout is not the one this instance
- * runs on, it holds: its migrator gives its buckets back and its consumers claim nothing,
- * and it says so once. It goes on when the layout is its own again (a change that was
- * refused, or one back to its count); after a change to another count it holds until it
- * is restarted, when it follows the recorded count.
+ * Watches the bucket layout recorded for the prefix from the migrator's heartbeat. While
+ * the recorded layout is not the one this instance runs on (a change of the bucket count
+ * has begun, or ended on another count), this instance holds: its migrator gives its
+ * buckets back and its consumers claim nothing, and it says so once. The buckets of a
+ * change refuse both anyway (they are frozen while their jobs move); holding keeps the
+ * instance from trying. At every check while it holds, it tells the engine again, so that
+ * the engine follows the new count as soon as the change is over; it goes on by itself
+ * when the layout is its own again (a change back to its count).
  */
 final class LayoutWatch {
 
@@ -41,8 +38,8 @@ final class LayoutWatch {
 	 * @param layouts reads the recorded layout
 	 * @param prefix the prefix, for the log
 	 * @param buckets the count this instance runs on
-	 * @param hold told {@code true} when this instance must hold, {@code false} when it
-	 * may go on
+	 * @param hold told {@code true} at every check while this instance must hold,
+	 * {@code false} once when it may go on
 	 */
 	LayoutWatch(Supplier<BucketLayout> layouts, String prefix, int buckets, Consumer<Boolean> hold) {
 		this.layouts = layouts;
@@ -61,23 +58,22 @@ final class LayoutWatch {
 		boolean runnable = layout.isRunnableWith(this.buckets);
 		if (!runnable && !this.holding) {
 			this.holding = true;
-			this.hold.accept(true);
 			if (layout.changingTo() != 0) {
-				logger.error("redeq prefix '{}': a change of its bucket count from {} to {} (layout generation {}) "
-						+ "has begun while this instance runs on {} buckets; it had not heartbeaten within "
-						+ "lock-ttl, so the change did not wait for it. It stops migrating and claiming until the "
-						+ "change is over; if the count changed, restart it to follow the recorded count", this.prefix,
-						layout.buckets(), layout.changingTo(), layout.generation(), this.buckets);
+				logger.info("redeq prefix '{}': a change of its bucket count from {} to {} (layout generation {}) "
+						+ "has begun; this instance runs on {} buckets and stops migrating and claiming until the "
+						+ "change is over, then follows the recorded count", this.prefix, layout.buckets(),
+						layout.changingTo(), layout.generation(), this.buckets);
 			}
 			else {
-				logger.error(
-						"redeq prefix '{}' is laid out in {} buckets in Redis (layout generation {}), but this "
-								+ "instance runs on {}: it migrates and claims nothing until it is restarted, when it "
-								+ "follows the recorded count",
-						this.prefix, layout.buckets(), layout.generation(), this.buckets);
+				logger.info("redeq prefix '{}' is laid out in {} buckets in Redis (layout generation {}), but this "
+						+ "instance runs on {}: it migrates and claims nothing on them and follows the "
+						+ "recorded count", this.prefix, layout.buckets(), layout.generation(), this.buckets);
 			}
 		}
-		else if (runnable && this.holding) {
+		if (!runnable) {
+			this.hold.accept(true);
+		}
+		else if (this.holding) {
 			this.holding = false;
 			this.hold.accept(false);
 			logger.info("redeq prefix '{}' is laid out in {} buckets again, as this instance runs: it migrates and "

@@ -43,6 +43,14 @@ public final class RecurringJobs {
 	}
 
 	/**
+	 * The bucket count of the layout these recurring jobs are kept in.
+	 * @return the count
+	 */
+	public int buckets() {
+		return this.store.keys().buckets();
+	}
+
+	/**
 	 * Declares a recurring job, or replaces its schedule, or keeps it when the schedule
 	 * is the same.
 	 * @param recurring the recurring job, already built (and so checked)

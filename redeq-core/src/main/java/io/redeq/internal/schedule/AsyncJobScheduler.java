@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -32,12 +33,14 @@ import io.redeq.RedeqException;
 import io.redeq.RedeqOptions;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.JobIds;
+import io.redeq.internal.LayoutFollower;
 import io.redeq.internal.Validate;
 import io.redeq.internal.WakeUps;
 import io.redeq.internal.codec.PayloadCodec;
 import io.redeq.internal.observation.ScheduleObservations;
 import io.redeq.internal.redis.JobSettings;
 import io.redeq.internal.redis.KeySpace;
+import io.redeq.internal.redis.LayoutChangedException;
 import io.redeq.internal.redis.RedisJobStore;
 import io.redeq.internal.redis.Replication;
 import io.redeq.internal.redis.ScheduleOutcome;
@@ -78,25 +81,21 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 
 	private static final Logger logger = LoggerFactory.getLogger(AsyncJobScheduler.class);
 
-	private final RedisJobStore store;
+	/**
+	 * The bucket layout calls go to; replaced when the engine follows a change of the
+	 * bucket count. Each call reads it once, so that its bucket and its keys come from
+	 * the same layout.
+	 */
+	private volatile Route route;
+
+	/** Where a call refused by a changed layout waits for the engine; null: nowhere. */
+	private volatile @Nullable LayoutFollower follower;
 
 	private final PayloadCodec codec;
 
-	private final RedeqOptions options;
-
-	private final WakeUps wakeUps;
-
 	private final JobEvents events;
 
-	private final Replication replication;
-
 	private final ScheduleObservations observations;
-
-	/**
-	 * Single schedule calls of one bucket made while its calls in flight are at the limit
-	 * go together in its next call.
-	 */
-	private final GroupCommit<Prepared, ScheduleOutcome, String> groups;
 
 	/** Told of each job a schedule call sent (see {@link JournalHooks#onAccepted}). */
 	private volatile @Nullable Consumer<AcceptedJob> acceptedListener;
@@ -112,28 +111,46 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 
 	public AsyncJobScheduler(RedisJobStore store, PayloadCodec codec, RedeqOptions options, WakeUps wakeUps,
 			JobEvents events, ScheduleObservations observations) {
-		this.store = store;
 		this.codec = codec;
-		this.options = options;
-		this.wakeUps = wakeUps;
 		this.events = events;
 		this.observations = observations;
-		this.replication = new Replication(store.scripts(), store.keys(), options.waitReplicas(),
-				options.waitTimeout());
-		this.groups = new GroupCommit<>(JOBS_PER_CALL, CALLS_IN_FLIGHT_PER_BUCKET, this::sendGroup,
-				new GroupCommit.Finisher<>() {
+		this.route = new Route(store, options, wakeUps);
+	}
 
-					@Override
-					public String finish(int bucket, Prepared prepared, ScheduleOutcome outcome) {
-						return accept(prepared, bucket, outcome);
-					}
+	/**
+	 * Sends every later call to another bucket layout: what the engine does when it
+	 * follows a change of the bucket count. Calls already sent finish on the old one; a
+	 * call the old one refuses is sent again on the new one.
+	 * @param store the job store of the new layout
+	 * @param options the engine's options with the new bucket count
+	 * @param wakeUps where the new layout's earlier jobs are reported
+	 */
+	public void relayout(RedisJobStore store, RedeqOptions options, WakeUps wakeUps) {
+		this.route = new Route(store, options, wakeUps);
+	}
 
-					@Override
-					public Throwable failure(Prepared prepared, Throwable failure) {
-						return ScriptRunner.translate(failure, "schedule " + prepared.describe());
-					}
+	/**
+	 * Where calls refused by a changed bucket layout wait for the engine to follow it,
+	 * before they are sent again.
+	 * @param follower the engine's follower
+	 */
+	public void followLayoutWith(LayoutFollower follower) {
+		this.follower = follower;
+	}
 
-				});
+	/**
+	 * {@code attempt} as it completes, unless a changed bucket layout refused it: then,
+	 * once the engine followed the change, what {@code again} sends on the new layout.
+	 */
+	private <T> CompletableFuture<T> following(Route sentOn, CompletableFuture<T> attempt,
+			Supplier<CompletableFuture<T>> again) {
+		LayoutFollower follower = this.follower;
+		if (follower == null) {
+			return unwrapped(attempt);
+		}
+		return unwrapped(attempt.exceptionallyCompose((ex) -> (causeOf(ex) instanceof LayoutChangedException)
+				? follower.followed(sentOn.options.buckets()).thenCompose((followed) -> again.get())
+				: CompletableFuture.failedFuture(causeOf(ex))));
 	}
 
 	/**
@@ -142,8 +159,9 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 	 */
 	Duration longestWait() {
 		// A single schedule may wait for the call in flight for its bucket, then its own.
-		Duration command = this.store.scripts().timeout().multipliedBy(2);
-		return this.replication.enabled() ? command.multipliedBy(2).plus(this.options.waitTimeout()) : command;
+		Route route = this.route;
+		Duration command = route.store.scripts().timeout().multipliedBy(2);
+		return route.replication.enabled() ? command.multipliedBy(2).plus(route.options.waitTimeout()) : command;
 	}
 
 	/**
@@ -244,27 +262,19 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 	 * future fails with redeq's exception itself.
 	 */
 	private CompletableFuture<String> send(Prepared prepared) {
-		int bucket = this.store.keys().bucketOf(prepared.request.jobKey());
-		long mark = this.replication.mark(List.of(bucket));
-		CompletableFuture<String> accepted = this.groups.submit(bucket, prepared);
-		if (!this.replication.enabled()) {
-			return accepted;
+		Route route = this.route;
+		int bucket = route.keys().bucketOf(prepared.request.jobKey());
+		long mark = route.replication.mark(List.of(bucket));
+		CompletableFuture<String> accepted = route.groups.submit(bucket, prepared);
+		if (route.replication.enabled()) {
+			// A job kept as it was is waited for too: an earlier schedule of it may have
+			// been refused because its WAIT failed, and this one must not acknowledge it
+			// unchecked.
+			accepted = unwrapped(accepted
+				.thenCompose((id) -> route.replication.awaitAsync(List.of(bucket), "Job " + prepared.describe(), mark)
+					.thenApply((ignored) -> id)));
 		}
-		// A job kept as it was is waited for too: an earlier schedule of it may have been
-		// refused because its WAIT failed, and this one must not
-		// acknowledge it unchecked.
-		return unwrapped(accepted
-			.thenCompose((id) -> this.replication.awaitAsync(List.of(bucket), "Job " + prepared.describe(), mark)
-				.thenApply((ignored) -> id)));
-	}
-
-	/** One script call for single schedule calls of one bucket. */
-	private CompletableFuture<List<ScheduleOutcome>> sendGroup(int bucket, List<Prepared> jobs) {
-		List<ScheduleRequest> requests = new ArrayList<>(jobs.size());
-		for (Prepared job : jobs) {
-			requests.add(job.request);
-		}
-		return this.store.schedule(bucket, this.options.capacityPerBucket(), requests).toCompletableFuture();
+		return following(route, accepted, () -> send(prepared));
 	}
 
 	@Override
@@ -286,58 +296,7 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 				prepared.set(i, p.withTrace(started.traceContext()));
 			}
 		}
-		Map<Integer, List<Prepared>> byBucket = new LinkedHashMap<>();
-		KeySpace keys = this.store.keys();
-		for (Prepared p : prepared) {
-			byBucket.computeIfAbsent(keys.bucketOf(p.request.jobKey()), (b) -> new ArrayList<>()).add(p);
-		}
-		long mark = this.replication.mark(byBucket.keySet());
-		List<CompletableFuture<Call>> calls = new ArrayList<>();
-		for (Map.Entry<Integer, List<Prepared>> entry : byBucket.entrySet()) {
-			List<Prepared> group = entry.getValue();
-			for (int from = 0; from < group.size(); from += JOBS_PER_CALL) {
-				List<Prepared> chunk = group.subList(from, Math.min(group.size(), from + JOBS_PER_CALL));
-				int bucket = entry.getKey();
-				calls
-					.add(ScriptRunner
-						.translated(
-								this.store.schedule(bucket, this.options.capacityPerBucket(),
-										chunk.stream().map(Prepared::request).toList()),
-								"schedule " + chunk.size() + " jobs")
-						.thenApply((outcomes) -> accept(bucket, chunk, outcomes)));
-			}
-		}
-		CompletableFuture<List<String>> result = CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
-			.handle((ignored, ex) -> {
-				// Each call answered (or failed alone): the first failure in job order
-				// wins, as the synchronous client throws it.
-				RedeqException firstFailure = null;
-				Set<Integer> answered = new LinkedHashSet<>();
-				for (CompletableFuture<Call> call : calls) {
-					if (call.isCompletedExceptionally()) {
-						firstFailure = (firstFailure != null) ? firstFailure : failureOf(call);
-						continue;
-					}
-					Call done = call.join();
-					answered.add(done.bucket());
-					if (firstFailure == null) {
-						firstFailure = done.firstFailure();
-					}
-				}
-				return new Batch(answered, firstFailure);
-			})
-			.thenCompose((batch) -> {
-				// Kept jobs are waited for as well (see send).
-				CompletableFuture<Void> replicated = batch.answered().isEmpty()
-						? CompletableFuture.completedFuture(null)
-						: this.replication.awaitAsync(batch.answered(), prepared.size() + " jobs", mark);
-				return replicated.thenApply((ignored) -> {
-					if (batch.firstFailure() != null) {
-						throw batch.firstFailure();
-					}
-					return prepared.stream().map((p) -> p.id).toList();
-				});
-			});
+		CompletableFuture<List<String>> result = sendAll(prepared);
 		if (!observed.isEmpty()) {
 			// One observation per job, as a schedule call has; all end when the batch is
 			// answered, before the caller's future completes.
@@ -346,11 +305,75 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 		return unwrapped(result);
 	}
 
-	private Call accept(int bucket, List<Prepared> jobs, List<ScheduleOutcome> outcomes) {
+	/**
+	 * Sends prepared jobs in one script call per bucket (and per {@link #JOBS_PER_CALL}
+	 * of its jobs), all before the first reply is awaited; the future completes with
+	 * their ids once every call answered, or fails with the first failure in job order. A
+	 * call a changed bucket layout refused is sent again, with only its jobs, once the
+	 * engine followed the change.
+	 */
+	private CompletableFuture<List<String>> sendAll(List<Prepared> prepared) {
+		Route route = this.route;
+		Map<Integer, List<Prepared>> byBucket = new LinkedHashMap<>();
+		KeySpace keys = route.keys();
+		for (Prepared p : prepared) {
+			byBucket.computeIfAbsent(keys.bucketOf(p.request.jobKey()), (b) -> new ArrayList<>()).add(p);
+		}
+		long mark = route.replication.mark(byBucket.keySet());
+		List<CompletableFuture<Call>> calls = new ArrayList<>();
+		for (Map.Entry<Integer, List<Prepared>> entry : byBucket.entrySet()) {
+			List<Prepared> group = entry.getValue();
+			for (int from = 0; from < group.size(); from += JOBS_PER_CALL) {
+				List<Prepared> chunk = group.subList(from, Math.min(group.size(), from + JOBS_PER_CALL));
+				int bucket = entry.getKey();
+				CompletableFuture<Call> call = ScriptRunner
+					.translated(
+							route.store.schedule(bucket, route.options.capacityPerBucket(),
+									chunk.stream().map(Prepared::request).toList()),
+							"schedule " + chunk.size() + " jobs")
+					.thenApply((outcomes) -> accept(route, bucket, chunk, outcomes));
+				// Sent again on the new layout, the chunk answers for itself there (its
+				// buckets, its replicas): it is no bucket of this one.
+				calls.add(following(route, call, () -> sendAll(chunk).thenApply((ids) -> new Call(-1, null))));
+			}
+		}
+		return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).handle((ignored, ex) -> {
+			// Each call answered (or failed alone): the first failure in job order wins,
+			// as the synchronous client throws it.
+			RedeqException firstFailure = null;
+			Set<Integer> answered = new LinkedHashSet<>();
+			for (CompletableFuture<Call> call : calls) {
+				if (call.isCompletedExceptionally()) {
+					firstFailure = (firstFailure != null) ? firstFailure : failureOf(call);
+					continue;
+				}
+				Call done = call.join();
+				if (done.bucket() >= 0) {
+					answered.add(done.bucket());
+				}
+				if (firstFailure == null) {
+					firstFailure = done.firstFailure();
+				}
+			}
+			return new Batch(answered, firstFailure);
+		}).thenCompose((batch) -> {
+			// Kept jobs are waited for as well (see send).
+			CompletableFuture<Void> replicated = batch.answered().isEmpty() ? CompletableFuture.completedFuture(null)
+					: route.replication.awaitAsync(batch.answered(), prepared.size() + " jobs", mark);
+			return replicated.thenApply((ignored) -> {
+				if (batch.firstFailure() != null) {
+					throw batch.firstFailure();
+				}
+				return prepared.stream().map((p) -> p.id).toList();
+			});
+		});
+	}
+
+	private Call accept(Route route, int bucket, List<Prepared> jobs, List<ScheduleOutcome> outcomes) {
 		RedeqException firstFailure = null;
 		for (int i = 0; i < outcomes.size(); i++) {
 			try {
-				accept(jobs.get(i), bucket, outcomes.get(i));
+				accept(route, jobs.get(i), bucket, outcomes.get(i));
 			}
 			catch (RedeqException ex) {
 				firstFailure = (firstFailure != null) ? firstFailure : ex;
@@ -370,11 +393,11 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 		return (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
 	}
 
-	private String accept(Prepared prepared, int bucket, ScheduleOutcome outcome) {
+	private String accept(Route route, Prepared prepared, int bucket, ScheduleOutcome outcome) {
 		switch (outcome.status()) {
 			case "new", "replaced" -> {
 				if (outcome.earliest()) {
-					this.wakeUps.earlierJob(bucket, Long.parseLong(outcome.value()));
+					route.wakeUps.earlierJob(bucket, Long.parseLong(outcome.value()));
 				}
 				this.events.scheduled(prepared.topic);
 				report(prepared, outcome.value(), outcome.redisTime(), false);
@@ -390,8 +413,8 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 					+ " cannot be replaced: a handler is running it right now. Schedule it under another id, or again once it finished");
 			case "full" -> throw new CapacityExceededException("Topic '" + prepared.topic
 					+ "' is full: its bucket holds " + outcome.value()
-					+ " pending jobs, the share of redeq.max-pending=" + this.options.maxPending() + " each of the "
-					+ this.options.buckets() + " buckets allows (" + this.options.capacityPerBucket() + "). Job "
+					+ " pending jobs, the share of redeq.max-pending=" + route.options.maxPending() + " each of the "
+					+ route.options.buckets() + " buckets allows (" + route.options.capacityPerBucket() + "). Job "
 					+ prepared.describe() + " was not scheduled; consume faster or raise redeq.max-pending");
 			default -> throw new RedeqException(
 					"Unexpected reply '" + outcome.status() + "' scheduling " + prepared.describe());
@@ -444,7 +467,7 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 	/** The payload as JSON, refused when it cannot be written or is too large. */
 	String writePayload(String topic, String id, @Nullable Object payload) {
 		String json = encodePayload(topic, id, payload);
-		long limit = this.options.maxPayloadSize();
+		long limit = this.route.options.maxPayloadSize();
 		// A UTF-8 character takes at most 3 bytes per UTF-16 unit: only count bytes when
 		// it could matter.
 		if ((long) json.length() * 3 > limit) {
@@ -473,9 +496,14 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 	@Override
 	public CompletableFuture<Boolean> cancel(String topic, String id) {
 		String jobKey = jobKey(topic, id);
-		CompletableFuture<Boolean> cancelled = ScriptRunner.translated(
-				this.store.cancel(this.store.keys().bucketOf(jobKey), jobKey, JobIds.next()), "cancel " + jobKey);
-		return unwrapped(cancelled.thenApply((done) -> {
+		return cancelJob(topic, jobKey);
+	}
+
+	private CompletableFuture<Boolean> cancelJob(String topic, String jobKey) {
+		Route route = this.route;
+		CompletableFuture<Boolean> cancelled = ScriptRunner
+			.translated(route.store.cancel(route.keys().bucketOf(jobKey), jobKey, JobIds.next()), "cancel " + jobKey);
+		return unwrapped(following(route, cancelled, () -> cancelJob(topic, jobKey)).thenApply((done) -> {
 			if (done) {
 				this.events.cancelled(topic);
 			}
@@ -502,20 +530,11 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 					+ "or READY jobs with RedeqAdmin.purge");
 		}
 		// A repeated id would be counted twice by its bucket's script.
-		Map<Integer, List<String>> byBucket = new LinkedHashMap<>();
+		List<String> jobKeys = new ArrayList<>();
 		for (String id : new LinkedHashSet<>(ids)) {
-			String jobKey = KeySpace.jobKey(topic, Validate.id(topic, id));
-			byBucket.computeIfAbsent(this.store.keys().bucketOf(jobKey), (b) -> new ArrayList<>()).add(jobKey);
+			jobKeys.add(KeySpace.jobKey(topic, Validate.id(topic, id)));
 		}
-		List<CompletableFuture<List<String>>> replies = new ArrayList<>();
-		byBucket.forEach((bucket, jobKeys) -> {
-			for (int from = 0; from < jobKeys.size(); from += RedisJobStore.MAX_CANCEL_PER_CALL) {
-				List<String> part = jobKeys.subList(from,
-						Math.min(jobKeys.size(), from + RedisJobStore.MAX_CANCEL_PER_CALL));
-				replies.add(ScriptRunner.translated(this.store.cancelAll(bucket, topic, part, JobIds.next()),
-						"cancel " + part.size() + " jobs of topic " + topic));
-			}
-		});
+		List<CompletableFuture<List<String>>> replies = cancelAll(topic, jobKeys);
 		int idStart = topic.length() + 1;
 		return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).handle((ignored, ex) -> {
 			List<String> cancelled = new ArrayList<>();
@@ -539,6 +558,40 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 		});
 	}
 
+	/**
+	 * One script call per bucket (and per {@link RedisJobStore#MAX_CANCEL_PER_CALL} of
+	 * its jobs), all sent at once; a call a changed bucket layout refused is sent again,
+	 * with only its jobs, once the engine followed the change.
+	 */
+	private List<CompletableFuture<List<String>>> cancelAll(String topic, List<String> jobKeys) {
+		Route route = this.route;
+		Map<Integer, List<String>> byBucket = new LinkedHashMap<>();
+		for (String jobKey : jobKeys) {
+			byBucket.computeIfAbsent(route.keys().bucketOf(jobKey), (b) -> new ArrayList<>()).add(jobKey);
+		}
+		List<CompletableFuture<List<String>>> replies = new ArrayList<>();
+		byBucket.forEach((bucket, inBucket) -> {
+			for (int from = 0; from < inBucket.size(); from += RedisJobStore.MAX_CANCEL_PER_CALL) {
+				List<String> part = inBucket.subList(from,
+						Math.min(inBucket.size(), from + RedisJobStore.MAX_CANCEL_PER_CALL));
+				CompletableFuture<List<String>> reply = ScriptRunner.translated(
+						route.store.cancelAll(bucket, topic, part, JobIds.next()),
+						"cancel " + part.size() + " jobs of topic " + topic);
+				replies.add(following(route, reply, () -> allCancelled(cancelAll(topic, part))));
+			}
+		});
+		return replies;
+	}
+
+	/** The job keys every reply cancelled, or the first failure. */
+	private static CompletableFuture<List<String>> allCancelled(List<CompletableFuture<List<String>>> replies) {
+		return CompletableFuture.allOf(replies.toArray(CompletableFuture[]::new)).thenApply((ignored) -> {
+			List<String> cancelled = new ArrayList<>();
+			replies.forEach((reply) -> cancelled.addAll(reply.join()));
+			return cancelled;
+		});
+	}
+
 	private static RuntimeException asRuntime(Throwable ex) {
 		return (ex instanceof RuntimeException runtime) ? runtime
 				: new RedeqException("Bulk cancel failed: " + ex.getMessage(), ex);
@@ -556,23 +609,33 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 	}
 
 	private CompletableFuture<Boolean> reschedule(String topic, String id, boolean absolute, long millis) {
-		String jobKey = jobKey(topic, id);
-		int bucket = this.store.keys().bucketOf(jobKey);
-		return unwrapped(
-				ScriptRunner.translated(this.store.reschedule(bucket, jobKey, absolute, millis), "reschedule " + jobKey)
-					.thenApply((outcome) -> {
-						outcome.filter(ScheduleOutcome::earliest)
-							.ifPresent((o) -> this.wakeUps.earlierJob(bucket, Long.parseLong(o.value())));
-						return outcome.isPresent();
-					}));
+		return reschedule(jobKey(topic, id), absolute, millis);
+	}
+
+	private CompletableFuture<Boolean> reschedule(String jobKey, boolean absolute, long millis) {
+		Route route = this.route;
+		int bucket = route.keys().bucketOf(jobKey);
+		CompletableFuture<Boolean> moved = ScriptRunner
+			.translated(route.store.reschedule(bucket, jobKey, absolute, millis), "reschedule " + jobKey)
+			.thenApply((outcome) -> {
+				outcome.filter(ScheduleOutcome::earliest)
+					.ifPresent((o) -> route.wakeUps.earlierJob(bucket, Long.parseLong(o.value())));
+				return outcome.isPresent();
+			});
+		return following(route, moved, () -> reschedule(jobKey, absolute, millis));
 	}
 
 	@Override
 	public CompletableFuture<Optional<JobInfo>> find(String topic, String id) {
-		String jobKey = jobKey(topic, id);
-		return unwrapped(
-				ScriptRunner.translated(this.store.find(this.store.keys().bucketOf(jobKey), jobKey), "find " + jobKey)
-					.thenApply((job) -> job.map((found) -> found.toInfo())));
+		return find(jobKey(topic, id));
+	}
+
+	private CompletableFuture<Optional<JobInfo>> find(String jobKey) {
+		Route route = this.route;
+		CompletableFuture<Optional<JobInfo>> found = ScriptRunner
+			.translated(route.store.find(route.keys().bucketOf(jobKey), jobKey), "find " + jobKey)
+			.thenApply((job) -> job.map((stored) -> stored.toInfo()));
+		return following(route, found, () -> find(jobKey));
 	}
 
 	private static String jobKey(String topic, String id) {
@@ -613,6 +676,64 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 		Prepared withTrace(@Nullable String traceContext) {
 			return (traceContext != null)
 					? new Prepared(this.topic, this.id, this.request.withTrace(traceContext), this.reported) : this;
+		}
+
+	}
+
+	/**
+	 * What scheduling needs of one bucket layout: its store, the options with its bucket
+	 * count, where its earlier jobs are reported, its replica waits, and the group commit
+	 * of its buckets' single calls.
+	 */
+	private final class Route {
+
+		private final RedisJobStore store;
+
+		private final RedeqOptions options;
+
+		private final WakeUps wakeUps;
+
+		private final Replication replication;
+
+		/**
+		 * Single schedule calls of one bucket made while its calls in flight are at the
+		 * limit go together in its next call.
+		 */
+		private final GroupCommit<Prepared, ScheduleOutcome, String> groups;
+
+		Route(RedisJobStore store, RedeqOptions options, WakeUps wakeUps) {
+			this.store = store;
+			this.options = options;
+			this.wakeUps = wakeUps;
+			this.replication = new Replication(store.scripts(), store.keys(), options.waitReplicas(),
+					options.waitTimeout());
+			this.groups = new GroupCommit<>(JOBS_PER_CALL, CALLS_IN_FLIGHT_PER_BUCKET, this::sendGroup,
+					new GroupCommit.Finisher<>() {
+
+						@Override
+						public String finish(int bucket, Prepared prepared, ScheduleOutcome outcome) {
+							return accept(Route.this, prepared, bucket, outcome);
+						}
+
+						@Override
+						public Throwable failure(Prepared prepared, Throwable failure) {
+							return ScriptRunner.translate(failure, "schedule " + prepared.describe());
+						}
+
+					});
+		}
+
+		KeySpace keys() {
+			return this.store.keys();
+		}
+
+		/** One script call for single schedule calls of one bucket. */
+		private CompletableFuture<List<ScheduleOutcome>> sendGroup(int bucket, List<Prepared> jobs) {
+			List<ScheduleRequest> requests = new ArrayList<>(jobs.size());
+			for (Prepared job : jobs) {
+				requests.add(job.request);
+			}
+			return this.store.schedule(bucket, this.options.capacityPerBucket(), requests).toCompletableFuture();
 		}
 
 	}

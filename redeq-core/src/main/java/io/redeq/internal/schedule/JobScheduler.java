@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.BiFunction;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -15,6 +16,7 @@ import io.redeq.Recurring;
 import io.redeq.RedeqClient;
 import io.redeq.RedeqException;
 import io.redeq.internal.AwaitingRedeqClient;
+import io.redeq.internal.LayoutFollower;
 import io.redeq.internal.recurring.RecurringJobs;
 import io.redeq.internal.redis.script.ScriptRunner;
 
@@ -35,7 +37,11 @@ public final class JobScheduler extends AwaitingRedeqClient {
 	 */
 	private final Duration bound;
 
-	private final RecurringJobs recurring;
+	/** The recurring jobs of the bucket layout the engine runs on. */
+	private final Supplier<RecurringJobs> recurring;
+
+	/** Where a recurring call refused by a changed layout waits; null: nowhere. */
+	private volatile @Nullable LayoutFollower follower;
 
 	private final BiFunction<String, Duration, Optional<PolledJob>> polls;
 
@@ -47,6 +53,19 @@ public final class JobScheduler extends AwaitingRedeqClient {
 	 * @param polls what polls a topic (validating its arguments)
 	 */
 	public JobScheduler(AsyncJobScheduler async, ScriptRunner scripts, RecurringJobs recurring,
+			BiFunction<String, Duration, Optional<PolledJob>> polls) {
+		this(async, scripts, () -> recurring, polls);
+	}
+
+	/**
+	 * A client whose recurring jobs are those of the bucket layout its engine runs on at
+	 * each call.
+	 * @param async the asynchronous scheduler it waits on
+	 * @param scripts the script runner
+	 * @param recurring the current recurring jobs
+	 * @param polls how a topic is polled
+	 */
+	public JobScheduler(AsyncJobScheduler async, ScriptRunner scripts, Supplier<RecurringJobs> recurring,
 			BiFunction<String, Duration, Optional<PolledJob>> polls) {
 		super(async);
 		this.async = async;
@@ -107,12 +126,28 @@ public final class JobScheduler extends AwaitingRedeqClient {
 	public String scheduleRecurring(Recurring recurring) {
 		Objects.requireNonNull(recurring, "recurring must not be null");
 		String id = (recurring.id() != null) ? recurring.id() : "(new recurring job)";
-		return this.recurring.declare(recurring, this.async.writePayload(recurring.topic(), id, recurring.payload()));
+		String payload = this.async.writePayload(recurring.topic(), id, recurring.payload());
+		return followingLayout(() -> this.recurring.get().declare(recurring, payload));
 	}
 
 	@Override
 	public boolean cancelRecurring(String topic, String id) {
-		return this.recurring.cancel(topic, id);
+		return followingLayout(() -> this.recurring.get().cancel(topic, id));
+	}
+
+	/**
+	 * Where calls refused by a changed bucket layout wait for the engine to follow it;
+	 * the asynchronous scheduler is told too.
+	 * @param follower the engine's follower
+	 */
+	public void followLayoutWith(LayoutFollower follower) {
+		this.follower = follower;
+		this.async.followLayoutWith(follower);
+	}
+
+	private <T> T followingLayout(Supplier<T> call) {
+		LayoutFollower follower = this.follower;
+		return (follower != null) ? follower.retrying(() -> this.recurring.get().buckets(), call) : call.get();
 	}
 
 	@Override
