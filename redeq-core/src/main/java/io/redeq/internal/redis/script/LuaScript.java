@@ -31,7 +31,7 @@ public record LuaScript(String name, String source, String sha, ScriptOutputType
 	 * The helpers beyond the prelude, one file each under {@code lib/}, in an order where
 	 * each may call only those before it.
 	 */
-	private static final List<String> LIBRARIES = List.of("settings", "attempts", "counts", "layout", "state", "bury",
+	private static final List<String> LIBRARIES = List.of("settings", "attempts", "counts", "frozen", "layout", "state", "bury",
 			"removal", "finishing", "undeclared", "requests", "recurring", "delivery", "claiming");
 
 	/**
