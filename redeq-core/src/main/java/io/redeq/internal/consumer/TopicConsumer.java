@@ -28,6 +28,7 @@ import io.redeq.internal.LogOnce;
 import io.redeq.internal.control.StartLimiter;
 import io.redeq.internal.redis.ClaimResult;
 import io.redeq.internal.redis.ClaimedJob;
+import io.redeq.internal.redis.LayoutChangedException;
 import io.redeq.internal.redis.SlotOffer;
 
 /**
@@ -109,6 +110,15 @@ public final class TopicConsumer implements Subscription {
 	private final AtomicBoolean open = new AtomicBoolean(true);
 
 	private final LogOnce fetchFailures = new LogOnce(logger);
+
+	/**
+	 * How long the fetcher waits after a claim refused by a frozen bucket (a change of
+	 * the bucket count runs) before it looks again.
+	 */
+	private static final Duration LAYOUT_HOLD = Duration.ofSeconds(1);
+
+	/** Whether the fetcher said it holds on a changing layout; its thread only. */
+	private boolean layoutHeld;
 
 	private volatile boolean fetching = true;
 
@@ -257,9 +267,26 @@ public final class TopicConsumer implements Subscription {
 					this.signals.awaitWork();
 				}
 				this.fetchFailures.recovered("Consumer of topic '{}' fetches again", this.settings.topic());
+				this.layoutHeld = false;
 			}
 			catch (InterruptedException ex) {
 				break;
+			}
+			catch (LayoutChangedException ex) {
+				// Frozen buckets while the bucket count changes: nothing claimed there.
+				// The
+				// engine follows the recorded layout; until then this consumer holds.
+				if (!this.fetching) {
+					break;
+				}
+				if (!this.layoutHeld) {
+					this.layoutHeld = true;
+					logger.info(
+							"Consumer of topic '{}' claims nothing in buckets whose jobs move to a new bucket "
+									+ "count ({}); it holds until its engine follows the recorded layout",
+							this.settings.topic(), ex.getMessage());
+				}
+				this.signals.pause(LAYOUT_HOLD);
 			}
 			catch (RuntimeException ex) {
 				if (!this.fetching) {
@@ -529,6 +556,7 @@ public final class TopicConsumer implements Subscription {
 		List<ClaimedJob> jobs = new ArrayList<>();
 		long redisNow = 0;
 		RedeqException failure = null;
+		LayoutChangedException refused = null;
 		ClaimResult[] results = new ClaimResult[n];
 		for (int i = 0; i < n; i++) {
 			CompletionStage<ClaimResult> reply = replies.get(i);
@@ -538,6 +566,11 @@ public final class TopicConsumer implements Subscription {
 			int bucket = candidates.get(i);
 			try {
 				results[i] = this.store.await(reply, "claim jobs of topic " + topic);
+			}
+			catch (LayoutChangedException ex) {
+				// A frozen bucket took nothing: not a failure, the fetcher holds.
+				refused = ex;
+				continue;
 			}
 			catch (RedeqException ex) {
 				// The permits stay used: the claim may have taken jobs before its reply
@@ -573,6 +606,9 @@ public final class TopicConsumer implements Subscription {
 		}
 		if (failure != null) {
 			throw failure;
+		}
+		if (refused != null) {
+			throw refused;
 		}
 	}
 

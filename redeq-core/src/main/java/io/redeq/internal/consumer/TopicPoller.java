@@ -11,6 +11,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.redeq.Delivery;
 import io.redeq.PolledJob;
@@ -22,6 +24,7 @@ import io.redeq.internal.control.StartLimiter;
 import io.redeq.internal.control.TopicPauses;
 import io.redeq.internal.redis.ClaimResult;
 import io.redeq.internal.redis.ClaimedJob;
+import io.redeq.internal.redis.LayoutChangedException;
 import io.redeq.internal.redis.RedisJobStore;
 
 /**
@@ -45,6 +48,14 @@ final class TopicPoller implements PolledDelivery.Settlement {
 
 	/** The least a poll waits when the rate limit's window is full: it never spins. */
 	private static final long MIN_RATE_WAIT_MILLIS = 10;
+
+	/**
+	 * How long a poll waits after a claim refused by a frozen bucket (a change of the
+	 * bucket count runs) before it looks again.
+	 */
+	private static final Duration LAYOUT_HOLD = Duration.ofSeconds(1);
+
+	private static final Logger logger = LoggerFactory.getLogger(TopicPoller.class);
 
 	private final ConsumerSettings settings;
 
@@ -78,6 +89,9 @@ final class TopicPoller implements PolledDelivery.Settlement {
 	 * The last claim found the topic's rate limit window full (the turn's thread only).
 	 */
 	private boolean rateLimited;
+
+	/** Whether a poll said it holds on a changing layout (the turn's thread only). */
+	private boolean layoutHeld;
 
 	TopicPoller(ConsumerSettings settings, ConsumerContext context, Set<String> notRetryable) {
 		this.settings = settings;
@@ -201,10 +215,31 @@ final class TopicPoller implements PolledDelivery.Settlement {
 				.await(this.store.claim(bucket, this.settings.topic(), 1, this.settings.lease().toMillis(), token,
 						this.settings.maxAttempts()), "poll a job of topic " + this.settings.topic());
 		}
+		catch (LayoutChangedException ex) {
+			// A frozen bucket while the bucket count changes: nothing claimed. The bucket
+			// is tried again after a short wait; the engine follows the recorded layout.
+			if (grant != null) {
+				this.limiter.release(grant, 0);
+			}
+			if (!this.layoutHeld) {
+				this.layoutHeld = true;
+				logger.info(
+						"Poller of topic '{}' claims nothing in buckets whose jobs move to a new bucket count "
+								+ "({}); it holds until its engine follows the recorded layout",
+						this.settings.topic(), ex.getMessage());
+			}
+			long waitNanos = Math.min(LAYOUT_HOLD.toNanos(), deadline - System.nanoTime());
+			if (waitNanos > 0) {
+				this.signals.pause(Duration.ofNanos(waitNanos));
+			}
+			this.signals.moreHere(bucket);
+			return Optional.empty();
+		}
 		catch (RedeqException ex) {
 			this.lostClaims.failed(bucket, token, ex);
 			throw ex;
 		}
+		this.layoutHeld = false;
 		if (grant != null) {
 			this.limiter.release(grant, result.jobs().size());
 		}

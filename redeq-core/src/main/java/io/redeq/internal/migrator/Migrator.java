@@ -24,6 +24,7 @@ import io.redeq.internal.recurring.RecurringJobs;
 import io.redeq.internal.redis.BucketLayout;
 import io.redeq.internal.redis.BucketPeek;
 import io.redeq.internal.redis.JobQueries;
+import io.redeq.internal.redis.LayoutChangedException;
 import io.redeq.internal.redis.MigrateResult;
 import io.redeq.internal.redis.RedisJobStore;
 
@@ -82,6 +83,9 @@ public final class Migrator implements WakeUps, AutoCloseable {
 	private final Thread thread;
 
 	private final LogOnce failures = new LogOnce(logger);
+
+	/** Whether this migrator said it holds on a changing layout; its thread only. */
+	private boolean layoutHeld;
 
 	private final CronRefills recurring;
 
@@ -190,6 +194,19 @@ public final class Migrator implements WakeUps, AutoCloseable {
 			}
 			migrateDueBuckets();
 			this.failures.recovered("Migrator of prefix '{}' works again", this.options.prefix());
+			this.layoutHeld = false;
+		}
+		catch (LayoutChangedException ex) {
+			// Frozen buckets while the bucket count changes: nothing migrated there. The
+			// engine follows the recorded layout; until then this migrator holds.
+			if (!this.layoutHeld) {
+				this.layoutHeld = true;
+				logger.info(
+						"Migrator of prefix '{}' migrates nothing in buckets whose jobs move to a new bucket "
+								+ "count ({}); it holds until its engine follows the recorded layout",
+						this.options.prefix(), ex.getMessage());
+			}
+			this.ownership.backOff(RETRY_DELAY);
 		}
 		catch (RuntimeException ex) {
 			this.failures.failed("Migrator of prefix '" + this.options.prefix()

@@ -5,10 +5,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.KeyValue;
 import io.lettuce.core.MapScanCursor;
-import io.lettuce.core.Range;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -20,17 +23,38 @@ import io.redeq.internal.redis.script.ScriptRunner;
 import io.redeq.internal.redis.script.Scripts;
 
 /**
- * Moves every job from one bucket count to another. A job crosses hash slots, so it
- * cannot move in one script: each is copied into its new bucket first and removed from
- * its old one second (only if it is still the job that was copied, in the same state),
- * both idempotent, so an interrupted reshard loses nothing and can run again. Recurring
- * definitions move the same way, with their plan and trigger. Runs only while no instance
- * runs: it refuses while an instance heartbeats, and an engine refuses to start while the
- * meta hash records a change that has not finished.
+ * Moves every job from one bucket count to another, beside running instances. A job
+ * crosses hash slots, so it cannot move in one script: each is copied into its new bucket
+ * first and removed from its old one second (only if it is still the job that was copied,
+ * in the same state), both idempotent, so an interrupted change loses nothing and runs
+ * again. Recurring definitions move the same way, with their plan and trigger.
+ * <p>
+ * Nothing relies on instances noticing the change in time: before the first move every
+ * bucket of the old layout is frozen ({@code ~frozen} in its count hash), and the scripts
+ * that would start or change its waiting jobs (claim, migrate, schedule, cancel, ...)
+ * refuse it with a {@link LayoutChangedException}, while those that end work in flight
+ * (complete, retry, bury, extend, release) go on. So a waiting job cannot change between
+ * its copy and its removal. Leased jobs stay where they are until their consumer ends
+ * them; what a retry or a burial leaves waiting in the old bucket moves at the next pass,
+ * and a job whose lease expired (its instance died) is made READY there first, which
+ * fences its old holder. Passes repeat until every old bucket holds only its own jobs,
+ * within {@link #MOVE_BOUND}.
  */
 public final class Resharder {
 
 	private static final Logger logger = LoggerFactory.getLogger(Resharder.class);
+
+	/** How long the passes may wait for leased jobs of old buckets to end. */
+	static final Duration MOVE_BOUND = Duration.ofMinutes(10);
+
+	/** The pause between passes while leased jobs of old buckets still run. */
+	private static final Duration PASS_PAUSE = Duration.ofMillis(100);
+
+	/** How often the passes say how many jobs still run in old buckets. */
+	private static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
+
+	/** Jobs read, copied and removed together, as one pipelined page. */
+	private static final int PAGE = 500;
 
 	private final KeySpace from;
 
@@ -58,17 +82,20 @@ public final class Resharder {
 
 	/**
 	 * Moves every job and recurring definition of a prefix from the bucket count recorded
-	 * in Redis to {@code buckets}, then records the new count. Before the first move it
-	 * records, in the prefix's meta hash, the count it moves to; an engine refuses to
-	 * start while that record says a change has not finished, and only a change to the
-	 * same count may run until it has (which finishes the interrupted one: every step is
-	 * idempotent).
+	 * in Redis to {@code buckets}, then records the new count, beside running instances.
+	 * Before the first move it records, in the prefix's meta hash, the count it moves to
+	 * and freezes the old layout's buckets; only a change to the same count may run until
+	 * it has finished (which finishes the interrupted one: every step is idempotent). In
+	 * order: record the change, freeze and mark the old buckets and mark the new ones,
+	 * move jobs in passes, move recurring definitions, record the new count, thaw the
+	 * buckets both layouts use, drop the old buckets the new layout does not use.
 	 * @param scripts where to run the moves
 	 * @param prefix the prefix
 	 * @param buckets the new bucket count, a valid one
 	 * @return the number of jobs moved to another bucket
-	 * @throws IllegalStateException if an instance of the prefix runs its migrator, or an
-	 * unfinished change moves to another count
+	 * @throws IllegalStateException if an unfinished change moves to another count, or
+	 * jobs leased in old buckets still run after {@link #MOVE_BOUND} (calling it again
+	 * with the same count finishes the change)
 	 */
 	public static long change(ScriptRunner scripts, String prefix, int buckets) {
 		KeySpace target = new KeySpace(prefix, buckets);
@@ -80,74 +107,127 @@ public final class Resharder {
 					+ ": a change from " + recorded + " to " + changingTo + " buckets has not finished; change it to "
 					+ changingTo + " first (that finishes the interrupted change), then to " + buckets);
 		}
-		if (recorded == buckets && changingTo == 0) {
-			return 0;
-		}
 		Resharder resharder = new Resharder(new KeySpace(prefix, recorded), target, scripts);
-		resharder.refuseWhileInstancesRun();
-		queries.recordChangeBegun(buckets);
-		try {
-			// Again, now that the change is recorded: an instance that started meanwhile
-			// heartbeats before it reads the layout, so either it is seen here or it saw
-			// the change and holds its migrator and consumers.
-			resharder.refuseWhileInstancesRun();
-		}
-		catch (IllegalStateException ex) {
-			if (changingTo == 0) {
-				// Nothing moved yet: the instances that saw the record go on.
+		if (recorded == buckets) {
+			// Nothing to move; a change that stopped after recording the count still
+			// thaws the buckets both layouts use.
+			resharder.thawReused();
+			if (changingTo != 0) {
 				queries.recordChangingTo(0);
 			}
-			throw ex;
+			return 0;
 		}
+		queries.recordChangeBegun(buckets);
 		new FormatUpgrade(resharder.from, scripts).run();
 		long moved = resharder.moveAll();
 		queries.recordBucketCount(buckets);
 		queries.recordChangingTo(0);
+		resharder.thawReused();
+		for (int b = 0; b < resharder.from.buckets(); b++) {
+			resharder.dropIfUnused(b);
+		}
+		logger.info("Changed the bucket count of prefix '{}' from {} to {}: {} jobs moved", prefix, recorded, buckets,
+				moved);
 		return moved;
 	}
 
 	/**
-	 * Moves every job that belongs to another bucket now; returns how many moved. Refuses
-	 * while an instance of the prefix still runs its migrator (it would go on working on
-	 * the old layout), and first records the new bucket count in every bucket, so that an
-	 * instance still on the old layout without a migrator (a producer) gets a clear error
-	 * from {@code schedule} instead of writing jobs into a bucket nobody reads any more.
+	 * Freezes and marks the old layout's buckets and marks the new one's, then moves
+	 * every job that belongs to another bucket now, in passes, and the recurring
+	 * definitions; returns how many jobs moved. Does not record the new count.
 	 */
-	public long moveAll() {
-		refuseWhileInstancesRun();
-		for (int b = 0; b < this.from.buckets(); b++) {
-			markLayout(this.from, b);
-		}
-		for (int b = 0; b < this.to.buckets(); b++) {
-			markLayout(this.to, b);
-		}
+	long moveAll() {
+		freezeAndMark();
 		long moved = 0;
-		for (int b = 0; b < this.from.buckets(); b++) {
-			moved += moveBucket(b);
+		long started = System.nanoTime();
+		long lastReport = started;
+		while (true) {
+			long[] pass = movePass();
+			moved += pass[0];
+			long left = pass[1];
+			if (left == 0) {
+				break;
+			}
+			long now = System.nanoTime();
+			if (now - started > MOVE_BOUND.toNanos()) {
+				throw new IllegalStateException("Changing the bucket count of prefix '" + this.from.prefix() + "' from "
+						+ this.from.buckets() + " to " + this.to.buckets() + ": " + left
+						+ " jobs still run in buckets of the old layout after " + MOVE_BOUND + " (" + moved
+						+ " moved); calling changeBucketCount(" + this.to.buckets() + ") again finishes the change");
+			}
+			if (now - lastReport > PROGRESS_EVERY.toNanos()) {
+				lastReport = now;
+				logger.info(
+						"Changing the bucket count of prefix '{}' from {} to {}: {} jobs moved, {} still run in "
+								+ "buckets of the old layout",
+						this.from.prefix(), this.from.buckets(), this.to.buckets(), moved, left);
+			}
+			pause();
 		}
 		for (int b = 0; b < this.from.buckets(); b++) {
-			dropIfUnused(b);
+			moveRecurring(b);
 		}
-		logger.info("Resharded prefix '{}' from {} to {} buckets: {} jobs moved", this.from.prefix(),
-				this.from.buckets(), this.to.buckets(), moved);
 		return moved;
 	}
 
-	private void refuseWhileInstancesRun() {
-		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
-		List<String> time = this.scripts.await(commands.time(), "read the Redis clock");
-		long now = Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
-		List<String> live = this.scripts.await(
-				commands.zrangebyscore(this.from.instancesKey(), Range.create((double) now, Double.POSITIVE_INFINITY)),
-				"list running instances");
-		if (!live.isEmpty()) {
-			throw new IllegalStateException("Cannot change the bucket count of prefix '" + this.from.prefix()
-					+ "' from " + this.from.buckets() + " to " + this.to.buckets() + " while " + live.size()
-					+ " instance(s) run on it (" + String.join(", ", live)
-					+ "): the change does not run beside live instances yet; stop every instance of the prefix "
-					+ "(engines with the migrator off too), change the count, then start them: they follow "
-					+ "the count recorded in Redis whatever redeq.buckets says");
+	private static void pause() {
+		try {
+			Thread.sleep(PASS_PAUSE.toMillis());
 		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while changing the bucket count; calling "
+					+ "changeBucketCount again with the same count finishes the change", ex);
+		}
+	}
+
+	/**
+	 * Records the new layout's bucket count in every bucket of both layouts, and freezes
+	 * the old layout's buckets, so that an instance still on the old layout gets a
+	 * {@link LayoutChangedException} instead of changing jobs that are moving.
+	 */
+	void freezeAndMark() {
+		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
+		String count = Integer.toString(this.to.buckets());
+		List<CompletionStage<?>> writes = new ArrayList<>();
+		for (int b = 0; b < this.from.buckets(); b++) {
+			writes.add(commands.hset(this.from.countKey(b), Map.of("~buckets", count, FROZEN, "1")));
+		}
+		for (int b = 0; b < this.to.buckets(); b++) {
+			writes.add(commands.hset(this.to.countKey(b), "~buckets", count));
+		}
+		awaitAll(writes, "freeze the old layout");
+	}
+
+	/** Thaws the buckets of the new layout (the tags both layouts use were frozen). */
+	void thawReused() {
+		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
+		List<CompletionStage<?>> writes = new ArrayList<>();
+		for (int b = 0; b < this.to.buckets(); b++) {
+			writes.add(commands.hdel(this.to.countKey(b), FROZEN));
+		}
+		awaitAll(writes, "thaw the new layout");
+	}
+
+	private void awaitAll(List<? extends CompletionStage<?>> replies, String operation) {
+		for (CompletionStage<?> reply : replies) {
+			this.scripts.await(reply, operation);
+		}
+	}
+
+	/**
+	 * One pass over every old bucket.
+	 * @return jobs moved, and jobs still to move (leased, or made READY after their lease
+	 * expired)
+	 */
+	long[] movePass() {
+		long[] total = new long[2];
+		for (int b = 0; b < this.from.buckets(); b++) {
+			long[] bucket = moveBucket(b);
+			total[0] += bucket[0];
+			total[1] += bucket[1];
+		}
+		return total;
 	}
 
 	private boolean isReused(int bucket) {
@@ -160,36 +240,120 @@ public final class Resharder {
 		return false;
 	}
 
-	/**
-	 * Records the new layout's bucket count in a bucket, so that the schedule script
-	 * refuses jobs from an instance still on the old one.
-	 */
-	private void markLayout(KeySpace space, int bucket) {
-		this.scripts.await(
-				this.scripts.connections()
-					.commands()
-					.hset(space.countKey(bucket), "~buckets", Integer.toString(this.to.buckets())),
-				"record the new layout");
-	}
-
-	private long moveBucket(int bucket) {
+	private long[] moveBucket(int bucket) {
 		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
-		long moved = 0;
+		long[] result = new long[2];
 		ScanCursor cursor = ScanCursor.INITIAL;
 		do {
 			MapScanCursor<String, String> page = this.scripts.await(
-					commands.hscan(this.from.payloadKey(bucket), cursor, ScanArgs.Builder.limit(500)), "reshard scan");
-			for (String jobKey : new ArrayList<>(page.getMap().keySet())) {
-				if (!KeySpace.isAttemptField(jobKey) && move(bucket, jobKey)) {
-					moved++;
+					commands.hscan(this.from.payloadKey(bucket), cursor, ScanArgs.Builder.limit(PAGE)), "reshard scan");
+			List<String> leaving = new ArrayList<>();
+			for (String jobKey : page.getMap().keySet()) {
+				if (!KeySpace.isAttemptField(jobKey)
+						&& !this.to.tag(this.to.bucketOf(jobKey)).equals(this.from.tag(bucket))) {
+					leaving.add(jobKey);
 				}
+			}
+			if (!leaving.isEmpty()) {
+				long[] moved = movePage(bucket, leaving);
+				result[0] += moved[0];
+				result[1] += moved[1];
 			}
 			cursor = page;
 		}
 		while (!cursor.isFinished());
-		moveRecurring(bucket);
-		return moved;
+		return result;
 	}
+
+	/**
+	 * Moves a page of an old bucket's jobs that belong elsewhere now: reads them all at
+	 * once, copies the waiting ones all at once, then removes them all at once.
+	 */
+	private long[] movePage(int bucket, List<String> jobKeys) {
+		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
+		int n = jobKeys.size();
+		List<RedisFuture<List<KeyValue<String, String>>>> records = new ArrayList<>(n);
+		List<RedisFuture<String>> errors = new ArrayList<>(n);
+		List<List<RedisFuture<Double>>> scores = new ArrayList<>(n);
+		RedisFuture<List<String>> time = commands.time();
+		for (String jobKey : jobKeys) {
+			String topic = KeySpace.topicOf(jobKey);
+			records.add(commands.hmget(this.from.payloadKey(bucket), jobKey, KeySpace.attemptField(jobKey)));
+			errors.add(commands.hget(this.from.errorKey(bucket), jobKey));
+			List<RedisFuture<Double>> found = new ArrayList<>(STATES.length);
+			for (String index : new String[] { this.from.dueKey(bucket), this.from.readyKey(bucket, topic),
+					this.from.leaseKey(bucket), this.from.diedKey(bucket) }) {
+				found.add(commands.zscore(index, jobKey));
+			}
+			scores.add(found);
+		}
+		List<String> clock = this.scripts.await(time, "read the Redis clock");
+		double now = Long.parseLong(clock.get(0)) * 1000 + Long.parseLong(clock.get(1)) / 1000;
+		long left = 0;
+		List<String[]> copies = new ArrayList<>();
+		List<CompletableFuture<Long>> imports = new ArrayList<>();
+		List<CompletableFuture<Long>> recoveries = new ArrayList<>();
+		for (int i = 0; i < n; i++) {
+			String jobKey = jobKeys.get(i);
+			String topic = KeySpace.topicOf(jobKey);
+			List<KeyValue<String, String>> record = this.scripts.await(records.get(i), "reshard read");
+			String error = this.scripts.await(errors.get(i), "reshard read");
+			String state = null;
+			Double score = null;
+			for (int s = 0; s < STATES.length && state == null; s++) {
+				score = this.scripts.await(scores.get(i).get(s), "reshard read");
+				if (score != null) {
+					state = STATES[s];
+				}
+			}
+			String payload = record.get(0).getValueOrElse(null);
+			if (payload == null || state == null) {
+				continue; // finished meanwhile
+			}
+			String[] oldKeys = this.from.jobScriptKeys(bucket, List.of(topic));
+			if (state.equals("I")) {
+				left++;
+				if (score <= now) {
+					// Its instance died: fenced and made READY here, moved next pass.
+					recoveries.add(this.scripts.runAsync(Scripts.RESHARD_RECOVER, oldKeys, topic, jobKey));
+				}
+				continue;
+			}
+			String attempt = record.get(1).getValueOrElse("");
+			int target = this.to.bucketOf(jobKey);
+			// Exact, fraction included: a job's priority rides in the score
+			// (lib/settings.lua).
+			imports.add(this.scripts.runAsync(Scripts.RESHARD_IMPORT, this.to.jobScriptKeys(target, List.of(topic)),
+					topic, jobKey, payload, attempt, (error != null) ? error : "", state,
+					new BigDecimal(score).toPlainString()));
+			copies.add(new String[] { topic, jobKey, payload, state });
+		}
+		awaitAll(recoveries, Scripts.RESHARD_RECOVER.toString());
+		// Every copy is in before any removal: a removal never precedes its copy.
+		awaitAll(imports, Scripts.RESHARD_IMPORT.toString());
+		List<CompletableFuture<Long>> removals = new ArrayList<>(copies.size());
+		for (String[] copy : copies) {
+			removals.add(this.scripts.runAsync(Scripts.RESHARD_REMOVE,
+					this.from.jobScriptKeys(bucket, List.of(copy[0])), copy[0], copy[1], copy[2], copy[3]));
+		}
+		long moved = 0;
+		for (CompletableFuture<Long> removal : removals) {
+			Long removed = this.scripts.await(removal, Scripts.RESHARD_REMOVE.toString());
+			if (removed != null && removed == 1) {
+				moved++;
+			}
+			else {
+				left++; // changed between the read and the removal: looked at again
+			}
+		}
+		return new long[] { moved, left };
+	}
+
+	/** The state codes of the indexes a job is looked up in, in that order. */
+	private static final String[] STATES = { "D", "R", "I", "X" };
+
+	/** The count hash field that freezes a bucket (lua/lib/frozen.lua). */
+	static final String FROZEN = "~frozen";
 
 	/**
 	 * Moves the recurring definitions of an old bucket (each with its plan and trigger)
@@ -229,48 +393,6 @@ public final class Resharder {
 				new String[] { this.from.recurringKey(bucket), this.from.dueKey(bucket) }, jobKey, definition);
 	}
 
-	private boolean move(int bucket, String jobKey) {
-		int target = this.to.bucketOf(jobKey);
-		if (this.to.tag(target).equals(this.from.tag(bucket))) {
-			return false; // same bucket in both layouts
-		}
-		String topic = KeySpace.topicOf(jobKey);
-		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
-		String payload = this.scripts.await(commands.hget(this.from.payloadKey(bucket), jobKey), "reshard read");
-		if (payload == null) {
-			return false; // finished meanwhile
-		}
-		String attempt = this.scripts.await(commands.hget(this.from.payloadKey(bucket), KeySpace.attemptField(jobKey)),
-				"reshard read");
-		String error = this.scripts.await(commands.hget(this.from.errorKey(bucket), jobKey), "reshard read");
-		String[] state = stateOf(bucket, topic, jobKey);
-		if (state == null) {
-			return false;
-		}
-		String[] importKeys = this.to.jobScriptKeys(target, List.of(topic));
-		this.scripts.run(Scripts.RESHARD_IMPORT, importKeys, topic, jobKey, payload, (attempt != null) ? attempt : "",
-				(error != null) ? error : "", state[0], state[1]);
-		this.scripts.run(Scripts.RESHARD_REMOVE, this.from.jobScriptKeys(bucket, List.of(topic)), topic, jobKey,
-				payload, state[0]);
-		return true;
-	}
-
-	/** The state code and the score of a job in that state's index, or null. */
-	private String[] stateOf(int bucket, String topic, String jobKey) {
-		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
-		String[][] indexes = { { "D", this.from.dueKey(bucket) }, { "R", this.from.readyKey(bucket, topic) },
-				{ "I", this.from.leaseKey(bucket) }, { "X", this.from.diedKey(bucket) } };
-		for (String[] index : indexes) {
-			Double score = this.scripts.await(commands.zscore(index[1], jobKey), "reshard read");
-			if (score != null) {
-				// Exact, fraction included: a job's priority rides
-				// in it (lib/settings.lua).
-				return new String[] { index[0], new BigDecimal(score).toPlainString() };
-			}
-		}
-		return null;
-	}
-
 	/**
 	 * Deletes an old bucket's keys when the new layout does not use its tag and nothing
 	 * is left in it.
@@ -285,23 +407,33 @@ public final class Resharder {
 		long left = ((jobs != null) ? jobs : 0) + ((definitions != null) ? definitions : 0);
 		if (left > 0) {
 			logger.warn("Bucket {} of the old layout still holds {} jobs or recurring definitions after the "
-					+ "reshard; run it again", this.from.tag(bucket), left);
+					+ "change of the bucket count; it stays frozen", this.from.tag(bucket), left);
 			return;
 		}
 		List<String> topics = this.scripts.await(commands.hkeys(this.from.countKey(bucket)), "reshard topics");
+		// The count hash stays, with its layout fields: an old-layout instance still
+		// gets its refusal, at every moment of the cleanup.
 		List<String> doomed = new ArrayList<>(List.of(this.from.bucketKeys(bucket)));
+		doomed.remove(this.from.countKey(bucket));
 		doomed.add(this.from.recurringKey(bucket));
+		List<String> fields = new ArrayList<>();
 		for (String field : topics) {
+			if (!field.equals("~buckets") && !field.equals(FROZEN)) {
+				fields.add(field);
+			}
 			if (field.indexOf(':') < 0 && !field.startsWith("~")) {
 				doomed.add(this.from.readyKey(bucket, field));
 				doomed.add(this.from.deadKey(bucket, field));
 			}
 		}
+		List<CompletionStage<?>> deletes = new ArrayList<>();
 		for (String key : doomed) {
-			this.scripts.await(commands.del(key), "reshard cleanup");
+			deletes.add(commands.del(key));
 		}
-		// The one field left: an old-layout producer still gets its error.
-		markLayout(this.from, bucket);
+		if (!fields.isEmpty()) {
+			deletes.add(commands.hdel(this.from.countKey(bucket), fields.toArray(String[]::new)));
+		}
+		awaitAll(deletes, "reshard cleanup");
 	}
 
 }

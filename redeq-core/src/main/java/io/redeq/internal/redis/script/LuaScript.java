@@ -31,8 +31,8 @@ public record LuaScript(String name, String source, String sha, ScriptOutputType
 	 * The helpers beyond the prelude, one file each under {@code lib/}, in an order where
 	 * each may call only those before it.
 	 */
-	private static final List<String> LIBRARIES = List.of("settings", "attempts", "counts", "layout", "state", "bury",
-			"removal", "finishing", "undeclared", "requests", "recurring", "delivery", "claiming");
+	private static final List<String> LIBRARIES = List.of("settings", "attempts", "counts", "frozen", "layout", "state",
+			"bury", "removal", "finishing", "undeclared", "requests", "recurring", "delivery", "claiming");
 
 	/**
 	 * Sets a call's keys, topics and counter changes (see prelude.lua) before a job

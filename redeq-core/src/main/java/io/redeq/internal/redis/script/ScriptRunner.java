@@ -22,6 +22,7 @@ import io.netty.util.Timeout;
 
 import io.redeq.RedeqException;
 import io.redeq.RedeqUnavailableException;
+import io.redeq.internal.redis.LayoutChangedException;
 import io.redeq.internal.redis.connection.RedisConnections;
 import io.redeq.internal.redis.connection.RefusedForNow;
 
@@ -262,6 +263,10 @@ public final class ScriptRunner {
 					cause);
 		}
 		if (cause instanceof RedisCommandExecutionException) {
+			if (LayoutChangedException.matches(cause.getMessage())) {
+				// Its own message: it names the bucket and the count it moves to.
+				return new LayoutChangedException(cause.getMessage(), cause);
+			}
 			if (RefusedForNow.matches(cause.getMessage())) {
 				return new RedeqUnavailableException("Redis refused " + operation + " for now (" + cause.getMessage()
 						+ "); nothing was written, try again later", cause);

@@ -69,6 +69,12 @@ public final class Scripts {
 	/** The script of {@code lua/reshard-remove.lua}. */
 	public static final LuaScript RESHARD_REMOVE = LuaScript.job("reshard-remove", ScriptOutputType.INTEGER);
 
+	/**
+	 * Makes a leased job of a frozen bucket whose lease expired READY again, fencing its
+	 * holder, so that a change of the bucket count can move it.
+	 */
+	public static final LuaScript RESHARD_RECOVER = LuaScript.job("reshard-recover", ScriptOutputType.INTEGER);
+
 	/** The script of {@code lua/upgrade-v1.lua}. */
 	public static final LuaScript UPGRADE_V1 = LuaScript.job("upgrade-v1", ScriptOutputType.INTEGER);
 

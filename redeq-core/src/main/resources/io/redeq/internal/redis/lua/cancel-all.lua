@@ -20,6 +20,8 @@ if kept then
   for job_key in string.gmatch(kept, '[^\n]+') do first_run[#first_run + 1] = job_key end
   return first_run
 end
+local refused = frozen_refusal()
+if refused then return refused end
 local job_keys = {}
 for i = 3, #ARGV do job_keys[#job_keys + 1] = ARGV[i] end
 local delayed, ready = waiting_among(topic, job_keys)

@@ -12,6 +12,8 @@ if not keep or keep <= 0 then
   return redis.error_reply('ERR redeq: cancel needs how long to remember its request, but got ' .. tostring(ARGV[4]))
 end
 if ran_before(requests, request) then return 1 end
+local refused = frozen_refusal()
+if refused then return refused end
 local topic = topic_of(job_key)
 -- A waiting job is cancelled as cancel-all cancels one (lib/state.lua, lib/removal.lua).
 local delayed, ready = waiting_among(topic, { job_key })

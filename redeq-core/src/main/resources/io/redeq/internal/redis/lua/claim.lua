@@ -14,6 +14,8 @@ local bound = score_bound(ARGV[7])
 if bound == false then
   return redis.error_reply('ERR redeq: a claim\'s score bound must be a number, but got ' .. tostring(ARGV[7]))
 end
+local refused = frozen_refusal()
+if refused then return refused end
 local now = now_ms()
 local out = { now, 0 }
 local left, broken = claim_ready(out, KEYS[#KEYS], topic, tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4],

@@ -36,10 +36,13 @@ if claim_args > 0 then
   out[#out + 1] = now
   local left_at = #out + 1
   out[left_at] = 0
-  local left
-  left, broken = claim_ready(out, KEYS[#KEYS], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6],
-    tonumber(ARGV[7]), keep, now, bound)
-  out[left_at] = left
+  -- A frozen bucket (lib/layout.lua) still ends the jobs, but its claim takes nothing.
+  if not frozen_refusal() then
+    local left
+    left, broken = claim_ready(out, KEYS[#KEYS], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6],
+      tonumber(ARGV[7]), keep, now, bound)
+    out[left_at] = left
+  end
 end
 flush_counts()
 -- Removals last, one command per key: the completed jobs (their records and attempt records are

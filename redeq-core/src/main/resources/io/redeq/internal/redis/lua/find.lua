@@ -3,6 +3,8 @@
 -- ARGV[1] topic, ARGV[2] jobKey
 -- Returns: an empty list if unknown; else state, created (the record's text, see lib/settings.lua),
 --   due ms, attempts, payload
+local refused = frozen_refusal()
+if refused then return refused end
 local job_key = ARGV[2]
 local read = redis.call('HMGET', K_PAYLOAD, job_key, attempt_field(job_key))
 local rec = read[1]

@@ -50,6 +50,10 @@ end
 local micros = redis_micros()
 local now = math.floor(micros / 1000)
 
+-- A frozen bucket's jobs are moving to a new layout (lib/layout.lua): nothing is migrated here.
+local refused = frozen_refusal()
+if refused then return refused end
+
 -- The heads that remain after this call, read now: nothing is read after the removals below.
 local function score_at(key, rank)
   local entry = redis.call('ZRANGE', key, rank, rank, 'WITHSCORES')

@@ -2,6 +2,8 @@
 -- KEYS: the bucket keys with the topic's ready and dead keys (see prelude)
 -- ARGV[1] topic, ARGV[2] at most this many (500 at most)
 -- Returns: number of jobs deleted
+local refused = frozen_refusal()
+if refused then return refused end
 local topic = ARGV[1]
 local keys = redis.call('ZRANGE', dead_key(topic), '0', tonumber(ARGV[2]) - 1)
 if #keys == 0 then return 0 end

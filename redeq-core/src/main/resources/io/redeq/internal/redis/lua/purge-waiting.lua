@@ -15,6 +15,8 @@ local start, look, want = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]
 if not want or want < 1 or want > 1000 then
   return redis.error_reply('ERR redeq: purge-waiting deletes 1 to 1000 jobs per call, but was asked ' .. tostring(ARGV[5]))
 end
+local refused = frozen_refusal()
+if refused then return refused end
 local index, shared
 if state == 'R' then
   index, shared = ready_key(topic), false

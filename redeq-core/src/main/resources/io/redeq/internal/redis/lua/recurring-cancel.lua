@@ -4,6 +4,8 @@
 -- ARGV[1] '', ARGV[2] jobKey
 -- Returns: 1 if it was declared, else 0
 local K_RECURRING = KEYS[#KEYS]
+local refused = frozen_refusal()
+if refused then return refused end
 local job_key = ARGV[2]
 if redis.call('HEXISTS', K_RECURRING, job_key) == 0 then
   return 0

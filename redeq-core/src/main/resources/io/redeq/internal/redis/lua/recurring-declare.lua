@@ -11,7 +11,8 @@
 --   bucket's earliest entry (the migrator should wake)
 local K_RECURRING = KEYS[#KEYS]
 local job_key, schedule, missed, payload = ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local refused = refuse_other_layout(ARGV[7])
+local layout = redis.call('HMGET', K_COUNT, '~buckets', '~frozen')
+local refused = layout_refusal(layout[1], ARGV[7]) or frozen_refusal(layout[2], layout[1])
 if refused then return refused end
 local now = now_ms()
 local def = schedule .. '|' .. missed .. '|' .. payload

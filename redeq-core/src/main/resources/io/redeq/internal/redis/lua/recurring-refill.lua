@@ -9,6 +9,8 @@
 -- Returns: the trigger's new score when it moved (the plan was empty), 0 when the plan grew, -1
 --   when nothing changed
 local K_RECURRING = KEYS[#KEYS]
+local refused = frozen_refusal()
+if refused then return refused end
 local job_key, schedule = ARGV[2], ARGV[3]
 if not same_schedule(redis.call('HGET', K_RECURRING, job_key), schedule) then
   return -1

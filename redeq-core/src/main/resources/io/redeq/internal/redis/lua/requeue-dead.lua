@@ -2,6 +2,8 @@
 -- KEYS: the bucket keys with the topic's ready and dead keys (see prelude)
 -- ARGV[1] topic, ARGV[2] at most this many (500 at most), ARGV[3] one jobKey ('' = the longest-dead ones)
 -- Returns: number of jobs requeued
+local refused = frozen_refusal()
+if refused then return refused end
 local topic = ARGV[1]
 local keys
 if ARGV[3] ~= '' then

@@ -33,9 +33,9 @@ if n == 1 and (ARGV[12] == '' or ARGV[12] == '0') then
   local topic = topic_of(job_key)
   local due = ms and ((ARGV[7] == 'in') and (now + ms) or ms)
   if topic and TOPIC_KEYS[topic] and ms and ms >= 0 and due <= MAX_TIME then
-    local values = redis.call('HMGET', K_COUNT, '~buckets', '~next', topic)
+    local values = redis.call('HMGET', K_COUNT, '~buckets', '~next', topic, '~frozen')
     local settings, trace = ARGV[10], ARGV[11]
-    if not layout_refusal(values[1], ARGV[4]) and (capacity == 0 or (tonumber(values[3]) or 0) < capacity)
+    if not values[4] and not layout_refusal(values[1], ARGV[4]) and (capacity == 0 or (tonumber(values[3]) or 0) < capacity)
         and redis.call('HSETNX', K_PAYLOAD, job_key,
           created_text(now) .. settings .. (trace == '' and '' or ' ' .. trace) .. '|' .. ARGV[6]) == 1 then
       local score = due
@@ -86,7 +86,7 @@ end
 -- end of this script) and, with a capacity, the pending count of every topic of the call, in
 -- one read.
 local pending = {}
-local fields = { '~buckets', '~next' }
+local fields = { '~buckets', '~next', '~frozen' }
 if capacity > 0 then
   local seen = {}
   for i = 1, n do
@@ -97,10 +97,10 @@ if capacity > 0 then
   end
 end
 local values = redis.call('HMGET', K_COUNT, unpack(fields))
-local refused = layout_refusal(values[1], ARGV[4])
+local refused = layout_refusal(values[1], ARGV[4]) or frozen_refusal(values[3], values[1])
 if refused then return refused end
 local told = tonumber(values[2]) or -1
-for j = 3, #fields do
+for j = 4, #fields do
   pending[fields[j]] = tonumber(values[j]) or 0
 end
 
