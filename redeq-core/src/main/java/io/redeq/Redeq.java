@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -318,8 +319,20 @@ public final class Redeq implements AutoCloseable {
 	 * @return completes once this engine runs on another count
 	 */
 	private CompletableFuture<Void> followed(int refusedBuckets) {
+		if (this.parts.buckets() != refusedBuckets) {
+			return CompletableFuture.completedFuture(null);
+		}
+		// On the layout thread: the refusal may reach here on Lettuce's I/O thread, which
+		// must not wait for Redis.
 		CompletableFuture<Void> done = new CompletableFuture<>();
-		awaitFollowed(refusedBuckets, System.nanoTime() + CHANGE_WAIT.toNanos(), done);
+		long deadline = System.nanoTime() + CHANGE_WAIT.toNanos();
+		try {
+			this.layoutTimer.execute(() -> awaitFollowed(refusedBuckets, deadline, done));
+		}
+		catch (RejectedExecutionException ex) {
+			done.completeExceptionally(new IllegalStateException("redeq of prefix '" + this.options.prefix()
+					+ "' is closed; a call refused by a change of its bucket count is not sent again", ex));
+		}
 		return done;
 	}
 
@@ -334,7 +347,7 @@ public final class Redeq implements AutoCloseable {
 						+ "' closed while a call waited for a change of " + "its bucket count to end"));
 				return;
 			}
-			followRecordedLayout();
+			followRecordedLayoutQuietly();
 			if (this.parts.buckets() != refusedBuckets) {
 				done.complete(null);
 				return;
@@ -348,6 +361,10 @@ public final class Redeq implements AutoCloseable {
 			}
 			this.layoutTimer.schedule(() -> awaitFollowed(refusedBuckets, deadline, done), CHANGE_POLL.toMillis(),
 					TimeUnit.MILLISECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			done.completeExceptionally(new IllegalStateException("redeq of prefix '" + this.options.prefix()
+					+ "' is closed; a call refused by a change of its bucket count is not sent again", ex));
 		}
 		catch (RuntimeException ex) {
 			done.completeExceptionally(ex);

@@ -77,7 +77,8 @@ class OnlineBucketCountChangeIntegrationTests {
 	void nothingIsLostOrRunTwiceWhileTheCountIsDoubledAndHalvedBesideRunningInstances() throws Exception {
 		Redeq a = engine("a", 4);
 		Redeq b = engine("b", 4);
-		Map<String, Integer> ticks = new ConcurrentHashMap<>();
+		// A recurring job's occurrences share its id: told apart by their due time.
+		Map<Long, Integer> ticks = new ConcurrentHashMap<>();
 		for (Redeq engine : List.of(a, b)) {
 			engine.subscribe(TOPIC, String.class, (payload, delivery) -> {
 				if (payload.startsWith("slow")) {
@@ -86,7 +87,8 @@ class OnlineBucketCountChangeIntegrationTests {
 				}
 				this.runs.merge(delivery.id(), 1, Integer::sum);
 			}, SubscriptionOptions.builder().concurrency(4).build());
-			engine.subscribe("tick", String.class, (payload, delivery) -> ticks.merge(delivery.id(), 1, Integer::sum));
+			engine.subscribe("tick", String.class,
+					(payload, delivery) -> ticks.merge(delivery.dueAt().toEpochMilli(), 1, Integer::sum));
 		}
 		a.client().scheduleRecurring(Recurring.builder("tick").id("every-second").every(Duration.ofSeconds(1)).build());
 
