@@ -265,7 +265,9 @@ public final class Redeq implements AutoCloseable {
 	 * {@link Builder#build()} calls it unless {@link Builder#autoStartup(boolean)
 	 * autoStartup} is off; the Spring Boot starter calls it from its lifecycle, so that
 	 * no bean creation writes to Redis. Scheduling and subscribing work before it, but
-	 * only against a bucket count nothing has checked yet.
+	 * only against a bucket count nothing has checked yet. While a change of the bucket
+	 * count is under way it starts all the same, and migrates and claims nothing until
+	 * the change is over, then follows the new count.
 	 * @throws BucketCountMismatchException if Redis records another bucket count for the
 	 * prefix; the engine then stays stopped
 	 * @throws RedeqException if Redis holds the prefix's data in a format newer than this
@@ -286,9 +288,8 @@ public final class Redeq implements AutoCloseable {
 			this.started = true;
 			this.parts.start();
 			if (!this.options.migratorEnabled()) {
-				// Without a migrator nothing reads the layout at each heartbeat: look at
-				// it
-				// as often, so that this engine's consumers follow a change of the count.
+				// Without a migrator nothing reads the layout at each heartbeat: look
+				// at it as often, so that this engine follows a change of the count.
 				long every = this.options.lockTtl().toMillis();
 				this.layoutTimer.scheduleWithFixedDelay(this::followRecordedLayoutQuietly, every, every,
 						TimeUnit.MILLISECONDS);
@@ -477,12 +478,16 @@ public final class Redeq implements AutoCloseable {
 			LayoutParts parts = this.parts;
 			FormatUpgrade format = new FormatUpgrade(parts.store.keys(), parts.store.scripts());
 			format.checkReadable();
-			int changingTo = parts.queries.readBucketLayout()[1];
+			int[] layout = parts.queries.readBucketLayout();
+			int changingTo = layout[1];
 			if (changingTo != 0) {
-				throw new RedeqException("Cannot start redeq on prefix '" + this.options.prefix()
-						+ "': a change of its bucket count to " + changingTo
-						+ " has not finished (interrupted); call RedeqAdmin.changeBucketCount(" + changingTo
-						+ ") on an engine that is not started to finish it, then start the instances");
+				// Safe to start: the change's buckets refuse what would disturb it, and
+				// this engine holds until the change is over, then follows its count.
+				logger.warn("redeq prefix '{}': a change of its bucket count from {} to {} is under way; this "
+						+ "instance starts, claims and migrates nothing until the change is over, then follows the "
+						+ "new count. If no change is running (it was interrupted), finish it with "
+						+ "RedeqAdmin.changeBucketCount({})", this.options.prefix(), layout[0], changingTo, changingTo);
+				return;
 			}
 			int recorded = parts.queries.recordOrReadBucketCount(this.options.buckets());
 			if (recorded != this.options.buckets()) {
@@ -565,11 +570,12 @@ public final class Redeq implements AutoCloseable {
 	}
 
 	/**
-	 * The options this engine runs with.
+	 * The options this engine runs with; its bucket count is the one it runs on now,
+	 * which follows a change of the count.
 	 * @return the options
 	 */
 	public RedeqOptions options() {
-		return this.options;
+		return this.parts.options;
 	}
 
 	/**
@@ -1039,7 +1045,6 @@ public final class Redeq implements AutoCloseable {
 		 * @return the engine
 		 * @throws BucketCountMismatchException if Redis could not be read before the
 		 * engine was built and records another bucket count for the prefix once it is
-		 * @throws RedeqException if a change of the bucket count has not finished
 		 * @throws IllegalStateException if {@link #shutdownHook(boolean) shutdownHook} is
 		 * on and the JVM is shutting down already
 		 */

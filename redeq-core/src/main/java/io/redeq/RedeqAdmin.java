@@ -156,29 +156,34 @@ public interface RedeqAdmin {
 	List<InstanceInfo> instances();
 
 	/**
-	 * Changes the number of buckets the prefix's delay index is split into: moves every
-	 * job (in whatever state: delayed, ready, in flight of a dead instance, dead, with
-	 * its attempts and last error) and every recurring definition into its bucket of the
-	 * new layout, then records the new count in Redis. Each job is copied into its new
-	 * bucket before it is removed from its old one, both idempotent, so a change that is
-	 * interrupted loses nothing: call it again with the same count to finish it (until
-	 * then, engines refuse to start). Instances started afterwards follow the recorded
-	 * count, whatever {@code redeq.buckets} says, and log that once.
+	 * Changes the number of buckets the prefix's delay index is split into, while the
+	 * prefix's instances, producers and consumers keep running: moves every job (in
+	 * whatever state: delayed, ready, dead, with its attempts and last error; in flight
+	 * once its handler finished, or at once if its lease expired) and every recurring
+	 * definition into its bucket of the new layout, then records the new count in Redis,
+	 * and returns once every job is there.
 	 *
 	 * <p>
-	 * Not yet online: it refuses while any instance of the prefix heartbeats (every
-	 * engine whose migrator runs) and on an engine that is started, because a running
-	 * engine keeps the layout it started with. Stop every instance of the prefix (engines
-	 * with the migrator off too: they are not seen), call it on an engine built with
-	 * {@code autoStartup(false)}, then start the instances again.
+	 * While it runs, the old buckets refuse what would disturb the move: instances stop
+	 * migrating and claiming (jobs that were running finish and complete as usual), and a
+	 * call that meets a moving bucket ({@code schedule}, {@code cancel},
+	 * {@code reschedule}, {@code find}, this admin's operations) waits until the change
+	 * is over, up to 30 seconds, and then runs on the new layout, where it finds the
+	 * moved jobs. Every running engine then follows the new count by itself, without a
+	 * restart; an engine started later follows the recorded count whatever
+	 * {@code redeq.buckets} says, and logs that once. Each job is copied into its new
+	 * bucket before it is removed from its old one, both idempotent, so a change that is
+	 * interrupted loses nothing: call it again with the same count to finish it (until
+	 * then, the instances hold).
 	 * @param buckets the new count, a power of two from 1 to
 	 * {@value RedeqOptions#MAX_BUCKETS}
 	 * @return the number of jobs moved to another bucket (0 when the count is already
 	 * {@code buckets})
 	 * @throws IllegalArgumentException if {@code buckets} is not a power of two or out of
 	 * range
-	 * @throws IllegalStateException if this engine is started, an instance of the prefix
-	 * runs, or an unfinished change moves to another count
+	 * @throws IllegalStateException if an unfinished change moves to another count, or
+	 * jobs still run in the old buckets when the change's time bound ran out (call it
+	 * again to finish)
 	 * @since 0.1.0
 	 */
 	long changeBucketCount(int buckets);
