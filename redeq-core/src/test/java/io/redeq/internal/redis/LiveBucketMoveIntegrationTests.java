@@ -119,7 +119,12 @@ class LiveBucketMoveIntegrationTests {
 
 		ClaimedJob completed = leased.get(0);
 		ClaimedJob retried = leased.get(1);
-		assertThat(this.scripts.await(store.completeAll(bucket, List.of(completed)), "complete")).containsExactly(true);
+		// A completion that also claims ends its job, and its claim takes nothing here.
+		CompletionReply reply = this.scripts.await(
+				store.completeAll(bucket, List.of(completed), new SlotOffer("now", 5, 60_000, "tok-next", 5)),
+				"complete");
+		assertThat(reply.completed()).containsExactly(true);
+		assertThat(reply.claimed().jobs()).isEmpty();
 		assertThat(this.scripts.await(store.retry(retried, 0, "boom"), "retry")).isPresent();
 
 		assertThat(change.get()).isPositive();

@@ -12,6 +12,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import io.redeq.RedeqException;
 import io.redeq.RedeqUnavailableException;
+import io.redeq.internal.redis.LayoutChangedException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -39,6 +40,17 @@ class ScriptRunnerTranslateTests {
 			.isInstanceOf(RedeqUnavailableException.class);
 		assertThat(ScriptRunner.translate(new TimeoutException(), "claim"))
 			.isInstanceOf(RedeqUnavailableException.class);
+	}
+
+	@Test
+	void aLayoutRefusalIsALayoutChangedExceptionWithRedisItsOwnMessage() {
+		String reply = "ERR redeq-layout: bucket {p:0:1}:count is frozen while the bucket count of its prefix "
+				+ "changes to 8; its jobs are moving to the new layout";
+		assertThat(ScriptRunner.translate(new CompletionException(new RedisCommandExecutionException(reply)), "claim"))
+			.isExactlyInstanceOf(LayoutChangedException.class)
+			.hasMessage(reply);
+		assertThat(LayoutChangedException.matches("redeq-layout: without its code")).isTrue();
+		assertThat(LayoutChangedException.matches("ERR redeq: something else")).isFalse();
 	}
 
 	@Test
