@@ -7,11 +7,16 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,13 +28,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Three instances schedule and consume under load; in every round one of them is killed
- * (its Redis client cut off without any cleanup, as a crash would), the others stop, the
- * bucket count is doubled or halved while the dead instance's jobs are still leased and
- * its heartbeat has not expired yet (the change waits for its leases), and three new
- * instances, all configured with the first count, start on the recorded one. At the end
- * every accepted job has run, and a job ran twice only when one of its runs was on a
- * killed instance (at-least-once after a crash); nothing stays in any bucket.
+ * Three instances schedule and consume under load, and keep doing so while, in every
+ * round, one of them is killed (its Redis client cut off without any cleanup, as a crash
+ * would), the bucket count is doubled or halved by one of the running instances while the
+ * dead one's jobs are still leased (the change waits for their leases to expire), and a
+ * new instance, configured with the first count, starts while the change runs. At the end
+ * every accepted job has run, no schedule call failed, and a job ran twice only when one
+ * of its runs was on a killed instance (at-least-once after a crash); nothing stays in
+ * any bucket.
  *
  * <p>
  * Four rounds by default (about half a minute); {@code -Dredeq.chaos.rounds=N} runs a
@@ -74,38 +80,43 @@ class ChangeBucketCountChaosIntegrationTests {
 
 	@Test
 	void nothingIsLostOrRunTwiceExceptAfterACrashWhileTheCountIsDoubledAndHalved() throws Exception {
-		for (int round = 0; round < ROUNDS; round++) {
-			List<Instance> instances = new ArrayList<>();
-			for (int i = 0; i < 3; i++) {
-				instances.add(new Instance("r" + round + "-i" + i));
-			}
-			long killAt = System.nanoTime() + LOAD.toNanos() / 2;
-			long endAt = System.nanoTime() + LOAD.toNanos();
-			await().atMost(LOAD.plusSeconds(1)).until(() -> System.nanoTime() >= killAt);
-			instances.get(round % 3).kill();
-			await().atMost(LOAD.plusSeconds(1)).until(() -> System.nanoTime() >= endAt);
-			for (Instance instance : instances) {
-				instance.stop();
-			}
-			int count = COUNTS[round % COUNTS.length];
-			// The killed instance's heartbeat has not expired yet and its jobs are still
-			// leased: the change runs all the same, and waits for those leases to expire
-			// to move the jobs (fencing the dead holder).
-			try (Redeq admin = Redeq.builder(this.lettuce).prefix(PREFIX).autoStartup(false).build()) {
-				admin.admin().changeBucketCount(count);
-			}
-		}
-		List<Instance> last = new ArrayList<>();
+		List<Instance> running = new ArrayList<>();
+		List<Instance> everyone = new ArrayList<>();
 		for (int i = 0; i < 3; i++) {
-			last.add(new Instance("last-i" + i, false));
+			running.add(new Instance("first-i" + i));
 		}
+		everyone.addAll(running);
+		ExecutorService starter = Executors.newSingleThreadExecutor();
 		try {
+			for (int round = 0; round < ROUNDS; round++) {
+				pause(LOAD.dividedBy(2));
+				running.remove(round % running.size()).kill();
+				int count = COUNTS[round % COUNTS.length];
+				String name = "r" + round + "-new";
+				// Starts while the change runs: it holds, then follows the new count.
+				Future<Instance> joining = starter.submit(() -> {
+					await().atMost(Duration.ofSeconds(10)).until(this::changing);
+					return new Instance(name);
+				});
+				running.get(0).redeq.admin().changeBucketCount(count);
+				Instance joined = joining.get(30, TimeUnit.SECONDS);
+				running.add(joined);
+				everyone.add(joined);
+				pause(LOAD.dividedBy(2));
+			}
+			for (Instance instance : running) {
+				instance.stopProducing();
+			}
+			Redeq any = running.get(0).redeq;
 			await().atMost(Duration.ofSeconds(30)).until(() -> this.runs.keySet().containsAll(this.accepted));
-			await().atMost(Duration.ofSeconds(10)).until(() -> last.get(0).redeq.admin().stats(TOPIC).pending() == 0);
-			assertThat(last.get(0).redeq.options().buckets()).isEqualTo(COUNTS[(ROUNDS - 1) % COUNTS.length]);
+			await().atMost(Duration.ofSeconds(10)).until(() -> any.admin().stats(TOPIC).pending() == 0);
+			int last = COUNTS[(ROUNDS - 1) % COUNTS.length];
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> running.stream().allMatch((instance) -> instance.redeq.options().buckets() == last));
 		}
 		finally {
-			for (Instance instance : last) {
+			starter.shutdownNow();
+			for (Instance instance : everyone) {
 				instance.stop();
 			}
 		}
@@ -124,6 +135,21 @@ class ChangeBucketCountChaosIntegrationTests {
 		}
 	}
 
+	/**
+	 * Lets the load run for a while: the instances work meanwhile, nothing is awaited.
+	 */
+	private static void pause(Duration load) {
+		long until = System.nanoTime() + load.toNanos();
+		// Generous: on a loaded machine the check itself may run late.
+		await().atMost(load.plusSeconds(30)).until(() -> System.nanoTime() >= until);
+	}
+
+	private boolean changing() {
+		try (StatefulRedisConnection<String, String> connection = this.lettuce.connect()) {
+			return connection.sync().hget(PREFIX + ":meta", "buckets-changing-to") != null;
+		}
+	}
+
 	/** One engine with its own Redis client, a producer thread and a listener. */
 	private final class Instance {
 
@@ -138,10 +164,6 @@ class ChangeBucketCountChaosIntegrationTests {
 		private final Thread producer;
 
 		Instance(String name) {
-			this(name, true);
-		}
-
-		Instance(String name, boolean produce) {
 			this.name = name;
 			this.client = RedisClient.create(ChangeBucketCountChaosIntegrationTests.this.server.uri());
 			// Configured with the first count: each instance follows the recorded one.
@@ -158,13 +180,11 @@ class ChangeBucketCountChaosIntegrationTests {
 						.add(name),
 					SubscriptionOptions.builder().concurrency(4).lease(Duration.ofSeconds(1)).build());
 			this.producer = new Thread(this::produce, "chaos-producer-" + name);
-			if (produce) {
-				this.producer.start();
-			}
+			this.producer.start();
 		}
 
 		private void produce() {
-			long deadline = System.nanoTime() + LOAD.toNanos() * 2;
+			long deadline = System.nanoTime() + LOAD.toNanos() * (ROUNDS + 2);
 			while (this.producing.get() && System.nanoTime() < deadline) {
 				long n = ChangeBucketCountChaosIntegrationTests.this.nextId.incrementAndGet();
 				String id = "j" + n;
