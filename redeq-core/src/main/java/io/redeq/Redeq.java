@@ -29,6 +29,7 @@ import tools.jackson.databind.ObjectMapper;
 
 import io.redeq.internal.EngineAccess;
 import io.redeq.internal.JobEvents;
+import io.redeq.internal.LayoutFollower;
 import io.redeq.internal.Validate;
 import io.redeq.internal.codec.JacksonPayloadCodec;
 import io.redeq.internal.codec.PayloadCodec;
@@ -135,6 +136,24 @@ public final class Redeq implements AutoCloseable {
 	/** When the recorded layout was last read, in nanoseconds; guarded by lifecycle. */
 	private long layoutReadAt;
 
+	/** The recorded layout as last read. */
+	private volatile @Nullable BucketLayout lastLayout;
+
+	/** Where calls refused by a changed bucket layout wait, or send their new jobs. */
+	private final LayoutFollower follower = new LayoutFollower() {
+
+		@Override
+		public CompletableFuture<Void> followed(int refusedBuckets) {
+			return Redeq.this.followed(refusedBuckets);
+		}
+
+		@Override
+		public CompletableFuture<Integer> changingTo(int refusedBuckets) {
+			return Redeq.this.changingTo(refusedBuckets);
+		}
+
+	};
+
 	/** The layout generation whose change this engine last logged following. */
 	private volatile long followedGeneration = -1;
 
@@ -201,8 +220,8 @@ public final class Redeq implements AutoCloseable {
 		this.scheduler = new AsyncJobScheduler(first.store, this.codec, options, first.wakeUps, this.events,
 				scheduleObservations);
 		this.client = new JobScheduler(this.scheduler, scripts, () -> this.parts.recurring, this::poll);
-		this.client.followLayoutWith(this::followed);
-		this.admin = new LayoutFollowingAdmin(() -> this.parts, this::followed, this::changeBucketCount);
+		this.client.followLayoutWith(this.follower);
+		this.admin = new LayoutFollowingAdmin(() -> this.parts, this.follower, this::changeBucketCount);
 		this.layoutTimer = Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "redeq-layout-" + options.prefix());
 			thread.setDaemon(true);
@@ -377,14 +396,56 @@ public final class Redeq implements AutoCloseable {
 	 * follows it if a change ended on another count than this engine's.
 	 */
 	private void followRecordedLayout() {
+		follow(recordedLayout());
+	}
+
+	/**
+	 * The layout Redis records, read again only when the last read is older than
+	 * {@link #CHANGE_POLL}: however many calls wait, they share one read.
+	 * @return the recorded layout
+	 */
+	private BucketLayout recordedLayout() {
 		synchronized (this.lifecycle) {
 			long now = System.nanoTime();
-			if (now - this.layoutReadAt < CHANGE_POLL.toNanos()) {
-				return;
+			BucketLayout last = this.lastLayout;
+			if (last != null && now - this.layoutReadAt < CHANGE_POLL.toNanos()) {
+				return last;
 			}
 			this.layoutReadAt = now;
 		}
-		follow(this.parts.queries.readLayout());
+		BucketLayout layout = this.parts.queries.readLayout();
+		this.lastLayout = layout;
+		return layout;
+	}
+
+	/**
+	 * The count a change under way moves to (see {@link LayoutFollower#changingTo}), read
+	 * on the layout thread; 0 once this engine left {@code refusedBuckets} or no change
+	 * runs, and when Redis cannot be read (the caller then waits for the change to end).
+	 * @param refusedBuckets the count the refused call was made on
+	 * @return the count the change moves to, or 0
+	 */
+	private CompletableFuture<Integer> changingTo(int refusedBuckets) {
+		if (this.parts.buckets() != refusedBuckets) {
+			return CompletableFuture.completedFuture(0);
+		}
+		CompletableFuture<Integer> answer = new CompletableFuture<>();
+		try {
+			this.layoutTimer.execute(() -> {
+				try {
+					BucketLayout layout = recordedLayout();
+					follow(layout);
+					answer.complete((this.parts.buckets() == refusedBuckets) ? layout.changingTo() : 0);
+				}
+				catch (RuntimeException ex) {
+					answer.complete(0);
+				}
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			answer.complete(0);
+		}
+		return answer;
 	}
 
 	/** {@link #followRecordedLayout()} from a timer: a failure is retried next time. */

@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
 import io.lettuce.core.RedisClient;
@@ -29,11 +30,12 @@ import static org.awaitility.Awaitility.await;
 /**
  * {@link RedeqAdmin#changeBucketCount(int)} while two instances run, produce and consume:
  * the count is doubled and then halved with jobs delayed, ready and running, a producer
- * scheduling all the while, a cancel and a reschedule during each change, and a recurring
- * job ticking. Every accepted job runs exactly once, the cancelled one never, the
- * rescheduled one at its new time; nothing is left in a bucket the new layout does not
- * use; both instances end on the new count without a restart, and an instance started
- * afterwards with the old count follows the recorded one.
+ * scheduling all the while (its calls go on while the change runs), a cancel and a
+ * reschedule during each change (they wait for it to end), and a recurring job ticking.
+ * Every accepted job runs exactly once, the cancelled one never, the rescheduled one at
+ * its new time; nothing is left in a bucket the new layout does not use; both instances
+ * end on the new count without a restart, and an instance started afterwards with the old
+ * count follows the recorded one.
  */
 @RedisTest
 class OnlineBucketCountChangeIntegrationTests {
@@ -54,6 +56,9 @@ class OnlineBucketCountChangeIntegrationTests {
 	private final Set<String> accepted = ConcurrentHashMap.newKeySet();
 
 	private final List<Throwable> producerErrors = new CopyOnWriteArrayList<>();
+
+	/** Single schedule calls that returned. */
+	private final AtomicInteger produced = new AtomicInteger();
 
 	private final List<Redeq> engines = new ArrayList<>();
 
@@ -96,6 +101,8 @@ class OnlineBucketCountChangeIntegrationTests {
 			int from = change[0];
 			int to = change[1];
 			String round = "r" + to + "-";
+			CountDownLatch begun = new CountDownLatch(1);
+			this.changeBegun = begun;
 			schedule(a, round + "slow", RUNNING, Duration.ZERO, "slow");
 			await().atMost(Duration.ofSeconds(10)).until(() -> a.admin().stats(TOPIC).inFlight() >= RUNNING / 2);
 			schedule(b, round + "later", WAITING, Duration.ofMillis(1500), "later");
@@ -103,11 +110,14 @@ class OnlineBucketCountChangeIntegrationTests {
 			String cancelled = round + "later-7";
 			String moved = round + "later-8";
 			AtomicBoolean changing = new AtomicBoolean(true);
-			CountDownLatch begun = new CountDownLatch(1);
-			this.changeBegun = begun;
 			Future<?> producer = this.producers.submit(() -> produceWhile(b, round + "during", changing));
 			Future<List<Boolean>> duringChange = this.producers.submit(() -> {
 				await().atMost(Duration.ofSeconds(10)).until(() -> changingTo() != null);
+				// The change waits for the slow jobs, which wait for this: producers
+				// go on while it runs.
+				int before = this.produced.get();
+				await().atMost(Duration.ofSeconds(15)).until(() -> this.produced.get() >= before + 20);
+				assertThat(changingTo()).as("still changing").isNotNull();
 				begun.countDown();
 				// Both wait for the change to end, then run on the new layout.
 				return List.of(a.client().cancel(TOPIC, cancelled),
@@ -175,6 +185,7 @@ class OnlineBucketCountChangeIntegrationTests {
 			try {
 				this.accepted
 					.add(engine.client().schedule(Job.builder(TOPIC).id(prefix + "-" + i).payload("p").build()));
+				this.produced.incrementAndGet();
 			}
 			catch (RuntimeException ex) {
 				this.producerErrors.add(ex);

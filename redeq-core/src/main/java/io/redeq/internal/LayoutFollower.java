@@ -12,7 +12,6 @@ import io.redeq.internal.redis.LayoutChangedException;
  * {@link LayoutChangedException}) waits for its engine to run on the count Redis records,
  * before it tries again on the new layout.
  */
-@FunctionalInterface
 public interface LayoutFollower {
 
 	/**
@@ -24,6 +23,16 @@ public interface LayoutFollower {
 	 * @return the future
 	 */
 	CompletableFuture<Void> followed(int refusedBuckets);
+
+	/**
+	 * The count a change under way moves to, as Redis records it now, so that a new job
+	 * can go straight to its bucket of the new layout instead of waiting for the change
+	 * to end.
+	 * @param refusedBuckets the count the refused call was made on
+	 * @return the count the change moves to, or 0 when no change moves away from
+	 * {@code refusedBuckets} any more (the engine follows, or followed, the new count)
+	 */
+	CompletableFuture<Integer> changingTo(int refusedBuckets);
 
 	/**
 	 * Runs a blocking call; when a changed bucket layout refuses it, waits until the

@@ -19,6 +19,7 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import io.redeq.Redeq;
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
 import io.redeq.internal.redis.KeySpace;
@@ -90,6 +91,22 @@ class ExampleApplicationIntegrationTests {
 		assertThat(jdbc.queryForObject("SELECT state FROM redeq_job WHERE id = 'order-2'", String.class))
 			.isEqualTo("CANCELLED");
 		assertThat(this.app.getBean(RedeqClient.class).find("order.timeout", "order-1")).isEmpty();
+	}
+
+	@Test
+	void orderTimeoutsRunAndCancelAcrossAChangeOfTheBucketCount() throws Exception {
+		post("/orders", "{\"item\":\"book\"}");
+		post("/orders", "{\"item\":\"lamp\"}");
+		RedeqAdmin admin = this.app.getBean(RedeqAdmin.class);
+		// What an operator runs while the application serves (docs/redis.md): the jobs
+		// move, and this instance follows the new count without a restart.
+		admin.changeBucketCount(32);
+		assertThat(this.app.getBean(Redeq.class).options().buckets()).isEqualTo(32);
+
+		assertThat(post("/orders/2/pay", "")).contains("\"status\":\"PAID\"");
+		await().atMost(Duration.ofSeconds(15)).until(() -> get("/orders/1").contains("\"status\":\"CANCELLED\""));
+		assertThat(get("/orders/2")).contains("\"status\":\"PAID\"");
+		assertThat(admin.stats("order.timeout").pending()).isZero();
 	}
 
 	@Test

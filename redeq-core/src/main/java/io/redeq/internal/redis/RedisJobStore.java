@@ -182,6 +182,17 @@ public final class RedisJobStore {
 		return reply.thenApply((values) -> ScheduleOutcome.fromMoveReply("rescheduled", values));
 	}
 
+	/**
+	 * Whether a bucket holds a job, in any state: one read, no script, so it answers on a
+	 * bucket that a change of the bucket count froze too.
+	 * @param bucket the bucket
+	 * @param jobKey the job's key
+	 * @return whether its record is there
+	 */
+	public CompletableFuture<Boolean> holds(int bucket, String jobKey) {
+		return commands().hexists(this.keys.payloadKey(bucket), jobKey).toCompletableFuture();
+	}
+
 	public CompletableFuture<Optional<StoredJob>> find(int bucket, String jobKey) {
 		CompletableFuture<List<Object>> reply = this.bucketScripts.runOn(Scripts.FIND, bucket, KeySpace.topicOf(jobKey),
 				jobKey);

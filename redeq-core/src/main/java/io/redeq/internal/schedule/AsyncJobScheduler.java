@@ -91,6 +91,12 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 	/** Where a call refused by a changed layout waits for the engine; null: nowhere. */
 	private volatile @Nullable LayoutFollower follower;
 
+	/**
+	 * The layout a change under way moves to, where new jobs go meanwhile (see
+	 * {@link #sendBesideChange}); null before the first change.
+	 */
+	private volatile @Nullable Route changeTarget;
+
 	private final PayloadCodec codec;
 
 	private final JobEvents events;
@@ -274,7 +280,64 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 				.thenCompose((id) -> route.replication.awaitAsync(List.of(bucket), "Job " + prepared.describe(), mark)
 					.thenApply((ignored) -> id)));
 		}
-		return following(route, accepted, () -> send(prepared));
+		return unwrapped(accepted.exceptionallyCompose(
+				(ex) -> refusedByLayout(ex) ? sendBesideChange(route, List.of(prepared)).thenApply((ids) -> ids.get(0))
+						: CompletableFuture.failedFuture(causeOf(ex))));
+	}
+
+	private boolean refusedByLayout(Throwable ex) {
+		return this.follower != null && causeOf(ex) instanceof LayoutChangedException;
+	}
+
+	/**
+	 * Sends jobs that a changed bucket layout refused. While a change of the count is
+	 * under way, a job its old bucket does not hold goes straight to its bucket of the
+	 * new layout: nothing can put it in the old bucket any more (the change froze it), so
+	 * the change cannot bring an older copy over it, and its id's duplicate rule holds in
+	 * the new bucket, which holds any copy already moved. A job the old bucket holds (it
+	 * waits to move, or runs), or one the new layout refuses too, waits until the engine
+	 * follows the change, and is sent on the new layout then.
+	 */
+	private CompletableFuture<List<String>> sendBesideChange(Route refused, List<Prepared> jobs) {
+		LayoutFollower follower = this.follower;
+		int buckets = refused.options.buckets();
+		Function<List<Prepared>, CompletableFuture<List<String>>> afterTheChange = (some) -> follower.followed(buckets)
+			.thenCompose((followed) -> sendAll(some));
+		return follower.changingTo(buckets).thenCompose((target) -> {
+			if (target == 0 || target == buckets) {
+				return afterTheChange.apply(jobs);
+			}
+			return noneHeldIn(refused, jobs).thenCompose((absent) -> absent
+					? sendAllOn(routeTo(target, refused), jobs, afterTheChange) : afterTheChange.apply(jobs));
+		});
+	}
+
+	/** Whether none of the jobs is held in its bucket of a layout. */
+	private static CompletableFuture<Boolean> noneHeldIn(Route route, List<Prepared> jobs) {
+		List<CompletableFuture<Boolean>> held = new ArrayList<>(jobs.size());
+		for (Prepared job : jobs) {
+			String jobKey = job.request.jobKey();
+			held.add(route.store.holds(route.keys().bucketOf(jobKey), jobKey));
+		}
+		return CompletableFuture.allOf(held.toArray(CompletableFuture[]::new))
+			.thenApply((ignored) -> held.stream().noneMatch(CompletableFuture::join));
+	}
+
+	/**
+	 * The route to the layout a change moves to: its buckets have no migrator of this
+	 * engine yet (they get one when the engine follows the change, and look at every
+	 * bucket then), so earlier jobs are reported to nobody.
+	 */
+	private Route routeTo(int buckets, Route from) {
+		Route target = this.changeTarget;
+		if (target == null || target.options.buckets() != buckets) {
+			RedeqOptions options = from.options.mutate().buckets(buckets).build();
+			target = new Route(new RedisJobStore(new KeySpace(options.prefix(), buckets), from.store.scripts(),
+					options.proxyMode()), options, (bucket, dueAt) -> {
+					});
+			this.changeTarget = target;
+		}
+		return target;
 	}
 
 	@Override
@@ -314,6 +377,15 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 	 */
 	private CompletableFuture<List<String>> sendAll(List<Prepared> prepared) {
 		Route route = this.route;
+		return sendAllOn(route, prepared, (refused) -> sendBesideChange(route, refused));
+	}
+
+	/**
+	 * {@link #sendAll} on one layout, with what sends the jobs of a call that layout
+	 * refused.
+	 */
+	private CompletableFuture<List<String>> sendAllOn(Route route, List<Prepared> prepared,
+			Function<List<Prepared>, CompletableFuture<List<String>>> onRefused) {
 		Map<Integer, List<Prepared>> byBucket = new LinkedHashMap<>();
 		KeySpace keys = route.keys();
 		for (Prepared p : prepared) {
@@ -334,7 +406,9 @@ public final class AsyncJobScheduler implements AsyncRedeqClient {
 					.thenApply((outcomes) -> accept(route, bucket, chunk, outcomes));
 				// Sent again on the new layout, the chunk answers for itself there (its
 				// buckets, its replicas): it is no bucket of this one.
-				calls.add(following(route, call, () -> sendAll(chunk).thenApply((ids) -> new Call(-1, null))));
+				calls.add(call.exceptionallyCompose(
+						(ex) -> refusedByLayout(ex) ? onRefused.apply(chunk).thenApply((ids) -> new Call(-1, null))
+								: CompletableFuture.failedFuture(causeOf(ex))));
 			}
 		}
 		return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).handle((ignored, ex) -> {

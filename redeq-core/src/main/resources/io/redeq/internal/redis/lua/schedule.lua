@@ -35,7 +35,7 @@ if n == 1 and (ARGV[12] == '' or ARGV[12] == '0') then
   if topic and TOPIC_KEYS[topic] and ms and ms >= 0 and due <= MAX_TIME then
     local values = redis.call('HMGET', K_COUNT, '~buckets', '~next', topic, '~frozen')
     local settings, trace = ARGV[10], ARGV[11]
-    if not values[4] and not layout_refusal(values[1], ARGV[4]) and (capacity == 0 or (tonumber(values[3]) or 0) < capacity)
+    if not (values[4] and not values[1]) and not layout_refusal(values[1], ARGV[4]) and (capacity == 0 or (tonumber(values[3]) or 0) < capacity)
         and redis.call('HSETNX', K_PAYLOAD, job_key,
           created_text(now) .. settings .. (trace == '' and '' or ' ' .. trace) .. '|' .. ARGV[6]) == 1 then
       local score = due
@@ -97,7 +97,10 @@ if capacity > 0 then
   end
 end
 local values = redis.call('HMGET', K_COUNT, unpack(fields))
-local refused = layout_refusal(values[1], ARGV[4]) or frozen_refusal(values[3], values[1])
+-- A frozen bucket refuses callers on the old count through its '~buckets' mark. One that carries
+-- the caller's own count is a bucket both layouts use: a job of the new layout may join it while
+-- the change moves the others out (the change never touches a job already in its place).
+local refused = layout_refusal(values[1], ARGV[4]) or (not values[1] and frozen_refusal(values[3], values[1]))
 if refused then return refused end
 local told = tonumber(values[2]) or -1
 for j = 4, #fields do
