@@ -73,7 +73,8 @@ class ChangeBucketCountIntegrationTests {
 				.withMessageContaining("engine that is started");
 			assertThat(recordedCount("live")).isEqualTo("16");
 			try (Redeq admin = idle("live", 16)) {
-				assertThat(admin.admin().changeBucketCount(32)).as("jobs moved").isPositive();
+				// One job, moved unless its bucket's tag is the same in both layouts.
+				assertThat(admin.admin().changeBucketCount(32)).as("jobs moved").isBetween(0L, 1L);
 			}
 			assertThat(recordedCount("live")).isEqualTo("32");
 			// The running instance, still on 16 buckets, writes nothing where the new
