@@ -67,7 +67,8 @@ class ChangeBucketCountIntegrationTests {
 		try (Redeq running = Redeq.builder(this.lettuce).prefix("live").instanceId("runner").build();
 				Redeq other = Redeq.builder(this.lettuce).prefix("live").instanceId("other").build()) {
 			String id = running.client().schedule("kept", "x", Duration.ofHours(1));
-			assertThat(running.admin().changeBucketCount(32)).as("jobs moved").isNotNegative();
+			// One job, moved unless its bucket's tag is the same in both layouts.
+			assertThat(running.admin().changeBucketCount(32)).as("jobs moved").isBetween(0L, 1L);
 			assertThat(recordedCount("live")).isEqualTo("32");
 			assertThat(running.options().buckets()).as("the engine that changed it, at once").isEqualTo(32);
 			// The other one finds the refusal of its old buckets or the new layout at its

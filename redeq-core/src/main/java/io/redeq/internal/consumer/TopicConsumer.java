@@ -267,7 +267,6 @@ public final class TopicConsumer implements Subscription {
 					this.signals.awaitWork();
 				}
 				this.fetchFailures.recovered("Consumer of topic '{}' fetches again", this.settings.topic());
-				this.layoutHeld = false;
 			}
 			catch (InterruptedException ex) {
 				break;
@@ -579,6 +578,8 @@ public final class TopicConsumer implements Subscription {
 				failure = (failure != null) ? failure : ex;
 				continue;
 			}
+			// A bucket took the claim: a later refusal is news again.
+			this.layoutHeld = false;
 			jobs.addAll(results[i].jobs());
 			redisNow = Math.max(redisNow, results[i].now());
 			noteReady(bucket, results[i].remaining());

@@ -194,7 +194,6 @@ public final class Migrator implements WakeUps, AutoCloseable {
 			}
 			migrateDueBuckets();
 			this.failures.recovered("Migrator of prefix '{}' works again", this.options.prefix());
-			this.layoutHeld = false;
 		}
 		catch (LayoutChangedException ex) {
 			// Frozen buckets while the bucket count changes: nothing migrated there. The
@@ -375,6 +374,8 @@ public final class Migrator implements WakeUps, AutoCloseable {
 	}
 
 	private void migrated(int bucket, MigrateResult result) {
+		// A bucket answered: a later refusal is news again.
+		this.layoutHeld = false;
 		result.readyByTopic().forEach((topic, count) -> {
 			this.store.signal(topic, bucket).exceptionally((ex) -> null);
 			this.localSignals.ready(topic, bucket);

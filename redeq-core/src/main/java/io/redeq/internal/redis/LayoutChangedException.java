@@ -1,6 +1,9 @@
 package io.redeq.internal.redis;
 
+import org.jspecify.annotations.Nullable;
+
 import io.redeq.RedeqException;
+import io.redeq.internal.redis.script.ScriptRunner;
 
 /**
  * Redis refused a script because the bucket count of the prefix is changing or changed:
@@ -10,9 +13,6 @@ import io.redeq.RedeqException;
  * own, names the bucket and the count it moves to.
  */
 public class LayoutChangedException extends RedeqException {
-
-	/** What the error replies of these refusals start with, after Redis's {@code ERR}. */
-	public static final String REPLY_PREFIX = "redeq-layout:";
 
 	/**
 	 * A change that did not end while a caller waited for it.
@@ -36,12 +36,16 @@ public class LayoutChangedException extends RedeqException {
 	 * @param message the error reply, with or without its {@code ERR} code
 	 * @return true for a refusal on a changing or changed layout
 	 */
-	public static boolean matches(String message) {
-		if (message == null) {
-			return false;
-		}
-		String text = message.startsWith("ERR ") ? message.substring(4) : message;
-		return text.startsWith(REPLY_PREFIX);
+	public static boolean matches(@Nullable String message) {
+		return ScriptRunner.isLayoutRefusal(message);
+	}
+
+	/**
+	 * Makes the script machinery report layout refusals with this exception; the key
+	 * space does it when it is first used, before any script on a bucket runs.
+	 */
+	public static void reportedByScripts() {
+		ScriptRunner.reportLayoutRefusalsWith(LayoutChangedException::new);
 	}
 
 }

@@ -3,6 +3,7 @@ package io.redeq.internal.redis;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -272,41 +273,59 @@ public final class Resharder {
 	private long[] movePage(int bucket, List<String> jobKeys) {
 		RedisClusterAsyncCommands<String, String> commands = this.scripts.connections().commands();
 		int n = jobKeys.size();
-		List<RedisFuture<List<KeyValue<String, String>>>> records = new ArrayList<>(n);
-		List<RedisFuture<String>> errors = new ArrayList<>(n);
-		List<List<RedisFuture<Double>>> scores = new ArrayList<>(n);
-		RedisFuture<List<String>> time = commands.time();
-		for (String jobKey : jobKeys) {
-			String topic = KeySpace.topicOf(jobKey);
-			records.add(commands.hmget(this.from.payloadKey(bucket), jobKey, KeySpace.attemptField(jobKey)));
-			errors.add(commands.hget(this.from.errorKey(bucket), jobKey));
-			List<RedisFuture<Double>> found = new ArrayList<>(STATES.length);
-			for (String index : new String[] { this.from.dueKey(bucket), this.from.readyKey(bucket, topic),
-					this.from.leaseKey(bucket), this.from.diedKey(bucket) }) {
-				found.add(commands.zscore(index, jobKey));
-			}
-			scores.add(found);
+		String[] keys = jobKeys.toArray(String[]::new);
+		String[] fields = new String[2 * n];
+		Map<String, List<Integer>> byTopic = new HashMap<>();
+		for (int i = 0; i < n; i++) {
+			fields[2 * i] = keys[i];
+			fields[2 * i + 1] = KeySpace.attemptField(keys[i]);
+			byTopic.computeIfAbsent(KeySpace.topicOf(keys[i]), (topic) -> new ArrayList<>()).add(i);
 		}
+		// One command per index for the whole page, all sent before the first is awaited.
+		RedisFuture<List<String>> time = commands.time();
+		RedisFuture<List<KeyValue<String, String>>> records = commands.hmget(this.from.payloadKey(bucket), fields);
+		RedisFuture<List<KeyValue<String, String>>> errors = commands.hmget(this.from.errorKey(bucket), keys);
+		RedisFuture<List<Double>> due = commands.zmscore(this.from.dueKey(bucket), keys);
+		RedisFuture<List<Double>> leased = commands.zmscore(this.from.leaseKey(bucket), keys);
+		RedisFuture<List<Double>> died = commands.zmscore(this.from.diedKey(bucket), keys);
+		Map<String, RedisFuture<List<Double>>> ready = new HashMap<>();
+		byTopic.forEach((topic, at) -> ready.put(topic, commands.zmscore(this.from.readyKey(bucket, topic),
+				at.stream().map((i) -> keys[i]).toArray(String[]::new))));
 		List<String> clock = this.scripts.await(time, "read the Redis clock");
 		double now = Long.parseLong(clock.get(0)) * 1000 + Long.parseLong(clock.get(1)) / 1000;
+		List<KeyValue<String, String>> recordValues = this.scripts.await(records, "reshard read");
+		List<KeyValue<String, String>> errorValues = this.scripts.await(errors, "reshard read");
+		Double[][] scores = new Double[n][STATES.length];
+		List<List<Double>> shared = List.of(this.scripts.await(due, "reshard read"),
+				this.scripts.await(leased, "reshard read"), this.scripts.await(died, "reshard read"));
+		for (int i = 0; i < n; i++) {
+			scores[i][0] = shared.get(0).get(i);
+			scores[i][2] = shared.get(1).get(i);
+			scores[i][3] = shared.get(2).get(i);
+		}
+		for (Map.Entry<String, List<Integer>> topic : byTopic.entrySet()) {
+			List<Double> found = this.scripts.await(ready.get(topic.getKey()), "reshard read");
+			for (int k = 0; k < found.size(); k++) {
+				scores[topic.getValue().get(k)][1] = found.get(k);
+			}
+		}
 		long left = 0;
 		List<String[]> copies = new ArrayList<>();
 		List<CompletableFuture<Long>> imports = new ArrayList<>();
 		List<CompletableFuture<Long>> recoveries = new ArrayList<>();
 		for (int i = 0; i < n; i++) {
-			String jobKey = jobKeys.get(i);
+			String jobKey = keys[i];
 			String topic = KeySpace.topicOf(jobKey);
-			List<KeyValue<String, String>> record = this.scripts.await(records.get(i), "reshard read");
-			String error = this.scripts.await(errors.get(i), "reshard read");
 			String state = null;
 			Double score = null;
 			for (int s = 0; s < STATES.length && state == null; s++) {
-				score = this.scripts.await(scores.get(i).get(s), "reshard read");
+				score = scores[i][s];
 				if (score != null) {
 					state = STATES[s];
 				}
 			}
-			String payload = record.get(0).getValueOrElse(null);
+			String payload = recordValues.get(2 * i).getValueOrElse(null);
+			String error = errorValues.get(i).getValueOrElse(null);
 			if (payload == null || state == null) {
 				continue; // finished meanwhile
 			}
@@ -319,7 +338,7 @@ public final class Resharder {
 				}
 				continue;
 			}
-			String attempt = record.get(1).getValueOrElse("");
+			String attempt = recordValues.get(2 * i + 1).getValueOrElse("");
 			int target = this.to.bucketOf(jobKey);
 			// Exact, fraction included: a job's priority rides in the score
 			// (lib/settings.lua).

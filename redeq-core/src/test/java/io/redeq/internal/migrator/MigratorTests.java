@@ -19,9 +19,14 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import java.util.function.IntConsumer;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 import io.redeq.RedeqOptions;
 import io.redeq.RedeqUnavailableException;
@@ -31,6 +36,7 @@ import io.redeq.internal.consumer.LocalWorkSignals;
 import io.redeq.internal.redis.BucketLayout;
 import io.redeq.internal.redis.BucketPeek;
 import io.redeq.internal.redis.ClaimedJob;
+import io.redeq.internal.redis.LayoutChangedException;
 import io.redeq.internal.redis.MigrateResult;
 import io.redeq.internal.redis.SlotOffer;
 
@@ -300,6 +306,44 @@ class MigratorTests {
 		this.clock.addAndGet(MILLI);
 		this.migrator.pass();
 		assertThat(this.redis.calls).as("the sweep found it due").contains("migrate 1 sweep", "signal mail/1");
+	}
+
+	@Test
+	void aFrozenBucketsRefusalHoldsQuietlyAndBacksOffLikeAFailure() {
+		ListAppender<ILoggingEvent> logs = new ListAppender<>();
+		logs.start();
+		Logger logger = (Logger) LoggerFactory.getLogger(Migrator.class);
+		logger.addAppender(logs);
+		try {
+			this.migrator.pass();
+			LayoutChangedException refusal = new LayoutChangedException(
+					"ERR redeq-layout: bucket {p:1:0}:count is frozen while the bucket count of its prefix changes to 8",
+					new IllegalStateException("reply"));
+			for (int i = 0; i < 3; i++) {
+				this.redis.due(1, now());
+				this.migrator.earlierJob(1, now());
+				this.redis.failure = refusal;
+				this.migrator.pass();
+				this.redis.failure = null;
+				this.redis.calls.clear();
+				this.clock.addAndGet(999 * MILLI);
+				this.migrator.pass();
+				assertThat(this.redis.calls).as("backed off").isEmpty();
+				this.clock.addAndGet(MILLI);
+			}
+			this.migrator.pass();
+			assertThat(this.redis.calls).as("goes on once the bucket answers").contains("migrate 1 sweep");
+			synchronized (logs.list) {
+				assertThat(logs.list).filteredOn((event) -> event.getLevel().isGreaterOrEqual(Level.WARN)).isEmpty();
+				assertThat(logs.list).filteredOn((event) -> event.getFormattedMessage().contains("changes to 8"))
+					.as("said once")
+					.hasSize(1)
+					.allSatisfy((event) -> assertThat(event.getLevel()).isEqualTo(Level.INFO));
+			}
+		}
+		finally {
+			logger.detachAppender(logs);
+		}
 	}
 
 	@Test

@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiFunction;
 import java.util.function.Predicate;
 
 import io.lettuce.core.RedisCommandExecutionException;
@@ -19,10 +20,10 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.netty.util.Timeout;
+import org.jspecify.annotations.Nullable;
 
 import io.redeq.RedeqException;
 import io.redeq.RedeqUnavailableException;
-import io.redeq.internal.redis.LayoutChangedException;
 import io.redeq.internal.redis.connection.RedisConnections;
 import io.redeq.internal.redis.connection.RefusedForNow;
 
@@ -36,6 +37,20 @@ import io.redeq.internal.redis.connection.RefusedForNow;
 public final class ScriptRunner {
 
 	private static final long TRY_AGAIN_PAUSE_MILLIS = 20;
+
+	/**
+	 * What the error replies of a bucket whose layout is changing or changed start with,
+	 * after Redis's {@code ERR} (lua/lib/frozen.lua, lua/lib/layout.lua).
+	 */
+	public static final String LAYOUT_REFUSAL = "redeq-layout:";
+
+	/**
+	 * Makes the exception a layout refusal is reported with. The stores' layer sets its
+	 * own ({@code io.redeq.internal.redis.LayoutChangedException}) before any script on a
+	 * bucket runs: the script machinery knows no store type, so that the Redis layer's
+	 * packages depend on each other one way.
+	 */
+	private static volatile BiFunction<String, Throwable, RedeqException> layoutRefusals = RedeqException::new;
 
 	private final RedisConnections connections;
 
@@ -263,9 +278,9 @@ public final class ScriptRunner {
 					cause);
 		}
 		if (cause instanceof RedisCommandExecutionException) {
-			if (LayoutChangedException.matches(cause.getMessage())) {
+			if (isLayoutRefusal(cause.getMessage())) {
 				// Its own message: it names the bucket and the count it moves to.
-				return new LayoutChangedException(cause.getMessage(), cause);
+				return layoutRefusals.apply(cause.getMessage(), cause);
 			}
 			if (RefusedForNow.matches(cause.getMessage())) {
 				return new RedeqUnavailableException("Redis refused " + operation + " for now (" + cause.getMessage()
@@ -282,6 +297,27 @@ public final class ScriptRunner {
 					cause);
 		}
 		return new RedeqException("Unexpected failure during " + operation + ": " + cause, cause);
+	}
+
+	/**
+	 * Reports layout refusals with the exception {@code exception} makes from the reply
+	 * and Lettuce's failure.
+	 * @param exception makes the exception
+	 */
+	public static void reportLayoutRefusalsWith(BiFunction<String, Throwable, RedeqException> exception) {
+		layoutRefusals = exception;
+	}
+
+	/**
+	 * Whether an error reply refuses a bucket whose layout is changing or changed.
+	 * @param message the error reply, with or without its {@code ERR} code
+	 * @return true for such a refusal
+	 */
+	public static boolean isLayoutRefusal(@Nullable String message) {
+		if (message == null) {
+			return false;
+		}
+		return message.startsWith(LAYOUT_REFUSAL) || message.startsWith("ERR " + LAYOUT_REFUSAL);
 	}
 
 	static Throwable unwrap(Throwable ex) {

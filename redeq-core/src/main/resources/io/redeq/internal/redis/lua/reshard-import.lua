@@ -1,7 +1,8 @@
 -- reshard-import: writes one job, copied from a bucket of the old layout, into its bucket of the
--- new one, in the state it had. A job that was IN_FLIGHT becomes READY (a reshard runs with every
--- instance stopped, so no handler holds it). Importing twice is a no-op, so a reshard that was
--- interrupted can simply run again.
+-- new one, in the state it had. A job that was IN_FLIGHT becomes READY (the mover sends none: it
+-- leaves leased jobs to their consumers and recovers expired ones first, see reshard-recover.lua).
+-- Importing twice is a no-op, so a change that was interrupted can simply run again; the copy
+-- already in the new bucket wins.
 -- KEYS: the bucket keys with the job's topic's ready and dead keys (see prelude)
 -- ARGV[1] topic, ARGV[2] jobKey, ARGV[3] payload record, ARGV[4] attempt record ('' none),
 -- ARGV[5] last error ('' none), ARGV[6] state (D|R|I|X), ARGV[7] its score in that state's index

@@ -44,6 +44,8 @@ class ScriptRunnerTranslateTests {
 
 	@Test
 	void aLayoutRefusalIsALayoutChangedExceptionWithRedisItsOwnMessage() {
+		// What the key space does before any script on a bucket runs.
+		LayoutChangedException.reportedByScripts();
 		String reply = "ERR redeq-layout: bucket {p:0:1}:count is frozen while the bucket count of its prefix "
 				+ "changes to 8; its jobs are moving to the new layout";
 		assertThat(ScriptRunner.translate(new CompletionException(new RedisCommandExecutionException(reply)), "claim"))
