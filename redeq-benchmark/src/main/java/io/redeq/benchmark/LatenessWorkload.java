@@ -91,7 +91,7 @@ final class LatenessWorkload {
 			double producedSeconds = sent.elapsedSeconds;
 			int jobs = sent.sent.get();
 			double produced = jobs / producedSeconds;
-			Harness.awaitCompleted(tracker, jobs, drainLimit(shape, options.seconds));
+			Harness.awaitCompleted(tracker, jobs, drainLimit(shape, producedSeconds));
 			Thread.sleep(200); // a late duplicate would show up here
 			Snapshot after = this.harness.snapshot();
 			RedisClock recheck = this.harness.clock();
@@ -156,7 +156,7 @@ final class LatenessWorkload {
 			queue.consume(options.consumers);
 			Producers sent = new Producers(queue, tracker, clock, total, shape, options.warmUpSeconds);
 			sent.run();
-			Harness.awaitCompleted(tracker, sent.sent.get(), drainLimit(shape, options.warmUpSeconds));
+			Harness.awaitCompleted(tracker, sent.sent.get(), drainLimit(shape, sent.elapsedSeconds));
 		}
 	}
 
@@ -167,8 +167,8 @@ final class LatenessWorkload {
 	 * a backlog that grows with the run; its jobs are late, which the lateness shows, and
 	 * must not count as missing because the wait ended first.
 	 */
-	static Duration drainLimit(Shape shape, int producedSeconds) {
-		return Duration.ofMillis(shape.delayMaxMs()).plusSeconds(30L + producedSeconds);
+	static Duration drainLimit(Shape shape, double producedSeconds) {
+		return Duration.ofMillis(shape.delayMaxMs()).plusSeconds(30L + (long) Math.ceil(producedSeconds));
 	}
 
 	private static double ms(double micros) {

@@ -263,7 +263,7 @@ final class Options {
 				                       (ZADD + Lua mover + BLPOP), redisson (RDelayedQueue)
 				                       (default: all three, in that order)
 				  --full               all workloads, W3b and W6 too (W3b: 20,000 jobs/s; W6: W1
-				                       batches, W2 and W4 at 1M jobs; adds about 15 minutes)
+				                       batches, W2 and W4 at 1M jobs; adds 15-20 minutes)
 				  --jobs N             jobs of W1 (per mode), W2 and W4 (default 200000 / 100000 / 100000)
 				  --growth-jobs N      jobs of W6 (default 1000000)
 				  --rate N             W3 jobs per second (default 2000)

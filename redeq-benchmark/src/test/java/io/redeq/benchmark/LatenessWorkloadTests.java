@@ -13,7 +13,7 @@ class LatenessWorkloadTests {
 		LatenessWorkload.Shape shape = new LatenessWorkload.Shape("W3b", 20_000, 8, 100, 500);
 
 		assertThat(LatenessWorkload.drainLimit(shape, 30)).isEqualTo(Duration.ofMillis(60_500));
-		assertThat(LatenessWorkload.drainLimit(shape, 10)).isEqualTo(Duration.ofMillis(40_500));
+		assertThat(LatenessWorkload.drainLimit(shape, 39.2)).isEqualTo(Duration.ofMillis(70_500));
 	}
 
 }
