@@ -130,9 +130,9 @@ public final class Benchmark {
 		return contenders;
 	}
 
-	/** W3b (10k/s) and W5 (idle cost) are redeq's own targets; the peers run the rest. */
+	/** W5 (idle cost) is redeq's own target; the peers run the rest. */
 	private static boolean runsOn(String workload, Contender contender) {
-		return contender.name().equals(RedeqContender.NAME) || !(workload.equals("W3b") || workload.equals("W5"));
+		return contender.name().equals(RedeqContender.NAME) || !workload.equals("W5");
 	}
 
 	private static boolean run(Harness harness, String workload, Contender contender, RedeqContender redeq)

@@ -14,8 +14,11 @@ final class Options {
 
 	static final List<String> ALL_WORKLOADS = List.of("W1", "W1c", "W2", "W3", "W3b", "W4", "W5", "W6");
 
-	/** W6 runs only when asked for, or with {@code --full}: it takes long. */
-	static final List<String> DEFAULT_WORKLOADS = ALL_WORKLOADS.subList(0, ALL_WORKLOADS.size() - 1);
+	/**
+	 * W3b and W6 run only when asked for, or with {@code --full}: each takes minutes on
+	 * three systems (W3b's 20,000 jobs/s, rehearsed first, on each).
+	 */
+	static final List<String> DEFAULT_WORKLOADS = List.of("W1", "W1c", "W2", "W3", "W4", "W5");
 
 	/** redeq and its peers, in the order each workload runs them. */
 	static final List<String> ALL_SYSTEMS = List.of(RedeqContender.NAME, TextbookContender.NAME,
@@ -41,7 +44,7 @@ final class Options {
 	int rate = 2_000;
 
 	/** W3b rate, jobs/s. */
-	int rateB = 10_000;
+	int rateB = 20_000;
 
 	/** W3 and W3b duration. */
 	int seconds = 30;
@@ -60,12 +63,23 @@ final class Options {
 
 	int delayMaxMs = 3000;
 
+	/**
+	 * W3b delay range, ms after scheduling: jobs due shortly after they are scheduled, so
+	 * the queue holds about half a second of the rate.
+	 */
+	int delayMinMsB = 100;
+
+	int delayMaxMsB = 500;
+
 	int payloadBytes = 100;
 
 	int consumers = 4;
 
-	/** W1c producer threads, each calling schedule one job at a time. */
-	int producers = 16;
+	/**
+	 * Producer threads of W1c and W3b, each calling schedule one job at a time (0 = each
+	 * workload's own default, see {@link #producers(int)}).
+	 */
+	int producers;
 
 	/** Schedules one thread keeps in flight in W1's async mode. */
 	int inFlight = 256;
@@ -94,6 +108,17 @@ final class Options {
 	boolean profile;
 
 	boolean smoke;
+
+	/** W1c's producer threads unless {@code --producers} was given. */
+	static final int W1C_PRODUCERS = 16;
+
+	/** W3b's producer threads unless {@code --producers} was given. */
+	static final int W3B_PRODUCERS = 8;
+
+	/** {@code --producers} if given, else the workload's default. */
+	int producers(int workloadDefault) {
+		return (this.producers > 0) ? this.producers : workloadDefault;
+	}
 
 	static Options parse(String... args) {
 		Options o = new Options();
@@ -130,13 +155,14 @@ final class Options {
 						case "--idle-seconds" -> o.idleSeconds = positive(arg, value);
 						case "--warm-up-seconds" -> o.warmUpSeconds = zeroOrMore(arg, value);
 						case "--delay-ms" -> {
-							String[] range = value.split("-");
-							o.delayMinMs = positive(arg, range[0]);
-							o.delayMaxMs = (range.length > 1) ? positive(arg, range[1]) : o.delayMinMs;
-							if (o.delayMaxMs < o.delayMinMs) {
-								throw new IllegalArgumentException(
-										"--delay-ms wants MIN-MAX with MIN <= MAX, but was " + value);
-							}
+							int[] range = range(arg, value);
+							o.delayMinMs = range[0];
+							o.delayMaxMs = range[1];
+						}
+						case "--delay-ms-b" -> {
+							int[] range = range(arg, value);
+							o.delayMinMsB = range[0];
+							o.delayMaxMsB = range[1];
 						}
 						case "--payload-bytes" -> o.payloadBytes = Math.max(2, positive(arg, value));
 						case "--consumers" -> o.consumers = positive(arg, value);
@@ -157,6 +183,17 @@ final class Options {
 		return o;
 	}
 
+	/** MIN-MAX (or one number for both) with MIN <= MAX. */
+	private static int[] range(String option, String value) {
+		String[] parts = value.split("-");
+		int min = positive(option, parts[0]);
+		int max = (parts.length > 1) ? positive(option, parts[1]) : min;
+		if (max < min) {
+			throw new IllegalArgumentException(option + " wants MIN-MAX with MIN <= MAX, but was " + value);
+		}
+		return new int[] { min, max };
+	}
+
 	private void smoke() {
 		this.smoke = true;
 		this.scheduleJobs = 2_000;
@@ -170,6 +207,8 @@ final class Options {
 		this.warmUpSeconds = 1;
 		this.delayMinMs = 200;
 		this.delayMaxMs = 600;
+		this.delayMinMsB = 100;
+		this.delayMaxMsB = 300;
 	}
 
 	/**
@@ -218,29 +257,31 @@ final class Options {
 	static String usage() {
 		return """
 				Usage: java -jar redeq-benchmark.jar [options]
-				  --workloads W1,...,W6  which workloads to run (default: W1,W1c,W2,W3,W3b,W4,W5;
-				                       W3b and W5 measure redeq only)
+				  --workloads W1,...,W6  which workloads to run (default: W1,W1c,W2,W3,W4,W5;
+				                       W5 measures redeq only)
 				  --systems S,...      which systems to run each workload on: redeq, textbook
 				                       (ZADD + Lua mover + BLPOP), redisson (RDelayedQueue)
 				                       (default: all three, in that order)
-				  --full               all workloads, W6 too (W1 batches, W2 and W4 at 1M jobs;
-				                       adds about 10 minutes)
+				  --full               all workloads, W3b and W6 too (W3b: 20,000 jobs/s; W6: W1
+				                       batches, W2 and W4 at 1M jobs; adds 15-20 minutes)
 				  --jobs N             jobs of W1 (per mode), W2 and W4 (default 200000 / 100000 / 100000)
 				  --growth-jobs N      jobs of W6 (default 1000000)
 				  --rate N             W3 jobs per second (default 2000)
-				  --rate-b N           W3b jobs per second (default 10000)
+				  --rate-b N           W3b jobs per second, from single schedule calls (default 20000)
 				  --seconds N          W3 and W3b duration (default 30)
 				  --idle-seconds N     W5 measuring window (default 20)
 				  --warm-up-seconds N  unmeasured W3/W3b rehearsal per system before its
 				                       measured run, so the JIT is done compiling (default 10; 0 none)
 				  --delay-ms MIN-MAX   W3 delay after scheduling (default 1000-3000)
+				  --delay-ms-b MIN-MAX W3b delay after scheduling (default 100-500)
 				  --payload-bytes N    payload size as JSON (default 100)
 				  --consumers N        handler threads of each system's consumers in W2/W3 (default 4)
 				  --batch N            jobs per batch: scheduleAll call, pipeline, offers in flight
 				                       (default 1000)
 				  --in-flight N        W1 async (systems with an asynchronous schedule): schedules
 				                       one thread keeps in flight (default 256)
-				  --producers N        W1c: threads each calling schedule one job at a time (default 16)
+				  --producers N        W1c and W3b: threads each calling schedule one job at a time
+				                       (default 16 for W1c, 8 for W3b)
 				  --redis URL          use this Redis (redis://host:port) instead of starting one;
 				                       it is not flushed: every workload uses a fresh key prefix
 				  --buckets N, --sweep-ms N, --lock-ttl-ms N, --migrate-batch N

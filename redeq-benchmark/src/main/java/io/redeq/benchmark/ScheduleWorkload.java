@@ -74,7 +74,7 @@ final class ScheduleWorkload {
 	 */
 	boolean concurrent(Contender contender) throws InterruptedException {
 		int n = this.harness.options.scheduleJobs;
-		int threads = this.harness.options.producers;
+		int threads = this.harness.options.producers(Options.W1C_PRODUCERS);
 		try (QueueUnderTest queue = contender.open(this.harness.fresh("w1c-warm"), null)) {
 			fromThreads(queue, Math.min(WARM_UP_JOBS, n), threads);
 		}

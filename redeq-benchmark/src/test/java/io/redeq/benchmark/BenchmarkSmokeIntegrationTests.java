@@ -45,6 +45,8 @@ class BenchmarkSmokeIntegrationTests {
 				.anyMatch((l) -> l.startsWith("RESULT workload=W2" + tag + "jobs=2000 consumers=4 jobs_per_s="))
 				.anyMatch((l) -> l.startsWith("RESULT workload=W3" + tag + "rate=") && l.contains(" p99_ms=")
 						&& l.contains(" commands_per_job=") && l.contains(" client_cpu_us_per_job="))
+				.anyMatch((l) -> l.startsWith("RESULT workload=W3b" + tag + "rate=1000 ") && l.contains(" producers=8 ")
+						&& l.contains(" calls=single ") && l.contains(" produced_per_s=") && l.contains(" p999_ms="))
 				.anyMatch(
 						(l) -> l.startsWith("RESULT workload=W4" + tag + "jobs=2000 ") && l.contains(" bytes_per_job="))
 				.anyMatch((l) -> l.startsWith("RESULT workload=W6 part=W1-batch" + tag + "jobs=4000 ")
@@ -58,9 +60,8 @@ class BenchmarkSmokeIntegrationTests {
 			.anyMatch((l) -> l.startsWith("RESULT workload=W1 mode=async system=redeq jobs=2000 ")
 					&& l.contains(" in_flight=256 ") && l.contains(" failed=0 "))
 			.noneMatch((l) -> l.startsWith("RESULT workload=W1 mode=async") && !l.contains(" system=redeq "));
-		assertThat(results).anyMatch((l) -> l.startsWith("RESULT workload=W3b system=redeq rate="))
-			.anyMatch((l) -> l.startsWith("RESULT workload=W5 system=redeq listeners=4 ")
-					&& l.contains(" commands_per_s="));
+		assertThat(results).anyMatch(
+				(l) -> l.startsWith("RESULT workload=W5 system=redeq listeners=4 ") && l.contains(" commands_per_s="));
 		// The two script floors beside redeq's W1 single: measurements, no jobs to lose;
 		// each row shows its ratio to the peers' W1 single.
 		assertThat(results)
@@ -81,10 +82,12 @@ class BenchmarkSmokeIntegrationTests {
 					&& !l.startsWith("RESULT workload=W1 mode=commands-floor ")
 					&& !l.startsWith("RESULT workload=W1 mode=batch-floor ")
 					&& !l.startsWith("RESULT workload=W1c mode=floor ")))
-			.hasSize(3 * 9 + 2)
+			.hasSize(3 * 10 + 1)
 			.allMatch((l) -> l.contains(" missing=0 dup=0"), "missing=0 dup=0");
 		assertThat(lines).contains("| workload | textbook | Redisson | redeq | redeq/textbook | redeq/Redisson |")
-			.anyMatch((l) -> l.startsWith("| W3 lateness p99, ms ") && !l.contains("–"));
+			.anyMatch((l) -> l.startsWith("| W3 lateness p99, ms ") && !l.contains("–"))
+			.anyMatch((l) -> l.startsWith("| W3b lateness p99, ms ") && !l.contains("–"))
+			.anyMatch((l) -> l.startsWith("| W3b produced, jobs/s, target 1,000 from 8 threads ") && !l.contains("–"));
 		assertThat(status).isZero();
 	}
 
