@@ -76,9 +76,11 @@ import io.redeq.internal.schedule.JournalHooks;
  *
  * <p>
  * One class because the public API makes it the whole entry point (client, admin, the
- * subscribe overloads, snapshots, close) and the home of its {@link Builder}; the
- * settings, their defaults and their rules are in {@link RedeqOptions}, the running
- * subscriptions in {@code SubscriptionRegistry}.
+ * subscribe overloads, snapshots, close) and the home of its {@link Builder}, and because
+ * following a change of the bucket count swaps the parts behind all of them under one
+ * lifecycle lock; the settings, their defaults and their rules are in
+ * {@link RedeqOptions}, the parts of one bucket layout in {@code LayoutParts}, the
+ * running subscriptions in {@code SubscriptionRegistry}.
  *
  * @since 0.1.0
  */
@@ -1032,10 +1034,10 @@ public final class Redeq implements AutoCloseable {
 		/**
 		 * Moves every job of this prefix from the bucket count recorded in Redis to the
 		 * configured {@link #buckets(int) buckets}, then records the new count, as
-		 * {@link RedeqAdmin#changeBucketCount(int)} does. Run it with every instance
-		 * stopped (it refuses while one heartbeats); instances started afterwards follow
-		 * the new count. Interrupted, it can simply run again: each job is copied before
-		 * it is removed, so nothing is lost.
+		 * {@link RedeqAdmin#changeBucketCount(int)} does, also while instances run: they
+		 * follow the new count once it is recorded, and instances started afterwards
+		 * start on it. Interrupted, it can simply run again: each job is copied before it
+		 * is removed, so nothing is lost.
 		 * @return the number of jobs moved to another bucket
 		 */
 		public long reshard() {
