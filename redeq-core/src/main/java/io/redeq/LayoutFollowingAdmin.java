@@ -32,6 +32,15 @@ final class LayoutFollowingAdmin implements RedeqAdmin {
 		this.changeBucketCount = changeBucketCount;
 	}
 
+	/**
+	 * The admin of the bucket layout the engine runs on now, for what the public
+	 * interface does not offer (a purge that reports each step).
+	 * @return the current layout's admin
+	 */
+	QueueAdmin current() {
+		return this.parts.get().admin;
+	}
+
 	private <T> T onCurrentLayout(Function<QueueAdmin, T> operation) {
 		return this.follower.retrying(() -> this.parts.get().buckets(), () -> operation.apply(this.parts.get().admin));
 	}
