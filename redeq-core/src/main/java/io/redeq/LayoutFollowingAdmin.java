@@ -3,12 +3,14 @@ package io.redeq;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.IntToLongFunction;
 import java.util.function.Supplier;
 
 import io.redeq.internal.LayoutFollower;
 import io.redeq.internal.admin.QueueAdmin;
+import io.redeq.internal.admin.StepwisePurge;
 
 /**
  * The admin an engine hands out: each operation runs on the admin of the bucket layout
@@ -17,7 +19,7 @@ import io.redeq.internal.admin.QueueAdmin;
  * Operations that walk every bucket (requeue or purge all) run again from the start on
  * the new layout, where what they already did is no longer there to do.
  */
-final class LayoutFollowingAdmin implements RedeqAdmin {
+final class LayoutFollowingAdmin implements RedeqAdmin, StepwisePurge {
 
 	private final Supplier<LayoutParts> parts;
 
@@ -30,15 +32,6 @@ final class LayoutFollowingAdmin implements RedeqAdmin {
 		this.parts = parts;
 		this.follower = follower;
 		this.changeBucketCount = changeBucketCount;
-	}
-
-	/**
-	 * The admin of the bucket layout the engine runs on now, for what the public
-	 * interface does not offer (a purge that reports each step).
-	 * @return the current layout's admin
-	 */
-	QueueAdmin current() {
-		return this.parts.get().admin;
 	}
 
 	private <T> T onCurrentLayout(Function<QueueAdmin, T> operation) {
@@ -114,6 +107,11 @@ final class LayoutFollowingAdmin implements RedeqAdmin {
 	@Override
 	public long purge(String topic, JobState state) {
 		return onCurrentLayout((admin) -> admin.purge(topic, state));
+	}
+
+	@Override
+	public long purge(String topic, JobState state, Consumer<List<String>> deleted) {
+		return onCurrentLayout((admin) -> admin.purge(topic, state, deleted));
 	}
 
 	@Override

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.redeq.internal.admin.StepwisePurge;
 import io.redeq.internal.redis.KeySpace;
 import io.redeq.test.RedisTest;
 
@@ -165,7 +166,7 @@ class BulkRemovalIntegrationTests {
 		Set<String> told = new HashSet<>();
 
 		long started = System.nanoTime();
-		long purged = ((LayoutFollowingAdmin) admin).current().purge("purged", JobState.DELAYED, (ids) -> {
+		long purged = ((StepwisePurge) admin).purge("purged", JobState.DELAYED, (ids) -> {
 			steps.add(ids.size());
 			told.addAll(ids);
 		});

@@ -32,7 +32,7 @@ import io.redeq.internal.redis.Resharder;
  * {@link RedeqAdmin} over all buckets: reads are pipelined, and requeue and purge run one
  * script per bucket and batch, so a large dead-letter queue never blocks Redis for long.
  */
-public final class QueueAdmin implements RedeqAdmin {
+public final class QueueAdmin implements RedeqAdmin, StepwisePurge {
 
 	private static final int BATCH = 500;
 
@@ -208,6 +208,7 @@ public final class QueueAdmin implements RedeqAdmin {
 	 * @param deleted told the ids each step deleted
 	 * @return the number of jobs deleted
 	 */
+	@Override
 	public long purge(String topic, JobState state, Consumer<List<String>> deleted) {
 		Validate.topic(topic);
 		Objects.requireNonNull(state, "state must not be null");

@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
 import io.redeq.DeadJob;
 import io.redeq.JobState;
 import io.redeq.RedeqAdmin;
-import io.redeq.internal.admin.QueueAdmin;
+import io.redeq.internal.admin.StepwisePurge;
 
 /**
  * The engine's admin, with {@link RedeqAdmin#recoverFromJournal()} answered by the
@@ -78,7 +78,7 @@ public final class JournalRedeqAdmin implements InvocationHandler {
 		}
 		if (args != null && arity == 2 && name.equals("purge")
 				&& (args[1] == JobState.DELAYED || args[1] == JobState.READY)) {
-			if (this.target instanceof QueueAdmin engine) {
+			if (this.target instanceof StepwisePurge engine) {
 				return purgeWaiting(engine, (String) args[0], (JobState) args[1]);
 			}
 			logger.warn("redeq journal cannot record the jobs a purge of " + args[1] + " jobs of topic '" + args[0]
@@ -114,7 +114,7 @@ public final class JournalRedeqAdmin implements InvocationHandler {
 	 * Purges through the engine's admin, which tells the ids of each step once it deleted
 	 * them: each is journaled as cancelled before the next step runs.
 	 */
-	private long purgeWaiting(QueueAdmin engine, String topic, JobState state) {
+	private long purgeWaiting(StepwisePurge engine, String topic, JobState state) {
 		JournalAdminChanges changes = this.journal.adminChanges();
 		return engine.purge(topic, state, (ids) -> changes.cancelled(topic, ids));
 	}
