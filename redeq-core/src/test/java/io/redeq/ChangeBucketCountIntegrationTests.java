@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -16,6 +17,7 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
+import io.redeq.internal.redis.KeySpace;
 import io.redeq.test.RedisTest;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -78,6 +80,37 @@ class ChangeBucketCountIntegrationTests {
 			assertThat(other.options().buckets()).isEqualTo(32);
 			assertThat(other.client().schedule("kept", "y", Duration.ofHours(1))).isNotBlank();
 			assertThat(running.admin().stats("kept").delayed()).isEqualTo(2);
+		}
+	}
+
+	@Test
+	void anEngineStillOnTheOldCountIsRefusedByABucketBothLayoutsUseAndFindsTheMovedJob() {
+		// A prefix whose bucket 0 keeps its tag from 16 to 32 buckets, and a job that
+		// moves out of that bucket: after the change the tag is a bucket of the new
+		// layout, which must not answer an engine on 16 buckets that the job is gone.
+		String prefix = IntStream.range(0, 1000)
+			.mapToObj((i) -> "reused-" + i)
+			.filter((candidate) -> new KeySpace(candidate, 16).tag(0).equals(new KeySpace(candidate, 32).tag(0)))
+			.findFirst()
+			.orElseThrow();
+		KeySpace before = new KeySpace(prefix, 16);
+		KeySpace after = new KeySpace(prefix, 32);
+		String id = IntStream.range(0, 100_000)
+			.mapToObj((i) -> "j" + i)
+			.filter((candidate) -> before.bucketOf(KeySpace.jobKey("t", candidate)) == 0
+					&& after.bucketOf(KeySpace.jobKey("t", candidate)) != 0)
+			.findFirst()
+			.orElseThrow();
+		try (Redeq stale = Redeq.builder(this.lettuce).prefix(prefix).buckets(16).migratorEnabled(false).build()) {
+			stale.client().schedule(Job.builder("t").id(id).payload("x").delay(Duration.ofHours(1)).build());
+			try (Redeq admin = idle(prefix, 16)) {
+				assertThat(admin.admin().changeBucketCount(32)).isPositive();
+			}
+			assertThat(stale.options().buckets()).as("nothing told it yet").isEqualTo(16);
+			assertThat(stale.client().find("t", id)).as("refused on the old count, found on the new one")
+				.hasValueSatisfying((job) -> assertThat(job.state()).isEqualTo(JobState.DELAYED));
+			assertThat(stale.options().buckets()).isEqualTo(32);
+			assertThat(stale.client().cancel("t", id)).isTrue();
 		}
 	}
 

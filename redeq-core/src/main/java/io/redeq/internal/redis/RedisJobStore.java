@@ -140,9 +140,17 @@ public final class RedisJobStore {
 	 * Cancels a waiting job. {@code requestId} is unique to this call: a second run of
 	 * the same command (Lettuce's, after a reconnect) answers as the first did.
 	 */
+	/**
+	 * This layout's bucket count, as the scripts that must not answer for another layout
+	 * compare it with the count a change marked in the bucket.
+	 */
+	private String bucketCount() {
+		return Integer.toString(this.keys.buckets());
+	}
+
 	public CompletableFuture<Boolean> cancel(int bucket, String jobKey, String requestId) {
 		CompletableFuture<Long> reply = this.bucketScripts.runRemembered(Scripts.CANCEL, bucket,
-				KeySpace.topicOf(jobKey), jobKey, requestId);
+				KeySpace.topicOf(jobKey), new String[] { jobKey, requestId }, new String[] { bucketCount() });
 		return reply.thenApply((cancelled) -> cancelled == 1);
 	}
 
@@ -157,11 +165,12 @@ public final class RedisJobStore {
 			throw new IllegalArgumentException("A bulk cancel call takes at most " + MAX_CANCEL_PER_CALL
 					+ " jobs per bucket, but got " + jobKeys.size());
 		}
-		String[] args = new String[jobKeys.size() + 2];
+		String[] args = new String[jobKeys.size() + 3];
 		args[0] = topic;
 		args[1] = Long.toString(this.bucketScripts.requestMemoryMillis());
+		args[2] = bucketCount();
 		for (int i = 0; i < jobKeys.size(); i++) {
-			args[i + 2] = jobKeys.get(i);
+			args[i + 3] = jobKeys.get(i);
 		}
 		String[] topicKeys = this.keys.jobScriptKeys(bucket, List.of(topic));
 		String[] keys = Arrays.copyOf(topicKeys, topicKeys.length + 1);
@@ -178,7 +187,7 @@ public final class RedisJobStore {
 	public CompletableFuture<Optional<ScheduleOutcome>> reschedule(int bucket, String jobKey, boolean absolute,
 			long millis) {
 		CompletableFuture<List<Object>> reply = this.bucketScripts.runOn(Scripts.RESCHEDULE, bucket,
-				KeySpace.topicOf(jobKey), jobKey, absolute ? "at" : "in", Long.toString(millis));
+				KeySpace.topicOf(jobKey), jobKey, absolute ? "at" : "in", Long.toString(millis), bucketCount());
 		return reply.thenApply((values) -> ScheduleOutcome.fromMoveReply("rescheduled", values));
 	}
 
@@ -195,7 +204,7 @@ public final class RedisJobStore {
 
 	public CompletableFuture<Optional<StoredJob>> find(int bucket, String jobKey) {
 		CompletableFuture<List<Object>> reply = this.bucketScripts.runOn(Scripts.FIND, bucket, KeySpace.topicOf(jobKey),
-				jobKey);
+				jobKey, bucketCount());
 		return reply.thenApply((values) -> StoredJob.fromReply(jobKey, values));
 	}
 

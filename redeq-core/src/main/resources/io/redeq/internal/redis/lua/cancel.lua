@@ -4,7 +4,8 @@
 -- answers 1 as the first run did, though the job is gone.
 -- KEYS: the bucket keys with the job's topic's ready and dead keys (see prelude), then the
 -- requests key
--- ARGV[1] topic, ARGV[2] jobKey, ARGV[3] request id, ARGV[4] ms to remember it
+-- ARGV[1] topic, ARGV[2] jobKey, ARGV[3] request id, ARGV[4] ms to remember it, ARGV[5] the caller's
+-- bucket count
 -- Returns: 1 if cancelled, 0 if unknown or running
 local job_key, request, keep = ARGV[2], ARGV[3], tonumber(ARGV[4])
 local requests = KEYS[#KEYS]
@@ -12,7 +13,7 @@ if not keep or keep <= 0 then
   return redis.error_reply('ERR redeq: cancel needs how long to remember its request, but got ' .. tostring(ARGV[4]))
 end
 if ran_before(requests, request) then return 1 end
-local refused = frozen_refusal()
+local refused = moved_refusal(ARGV[5])
 if refused then return refused end
 local topic = topic_of(job_key)
 -- A waiting job is cancelled as cancel-all cancels one (lib/state.lua, lib/removal.lua).

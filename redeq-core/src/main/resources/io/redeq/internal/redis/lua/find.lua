@@ -1,9 +1,9 @@
 -- find: reads one job. Changes nothing.
 -- KEYS: the bucket keys with the job's topic's ready and dead keys (see prelude)
--- ARGV[1] topic, ARGV[2] jobKey
+-- ARGV[1] topic, ARGV[2] jobKey, ARGV[3] the caller's bucket count
 -- Returns: an empty list if unknown; else state, created (the record's text, see lib/settings.lua),
 --   due ms, attempts, payload
-local refused = frozen_refusal()
+local refused = moved_refusal(ARGV[3])
 if refused then return refused end
 local job_key = ARGV[2]
 local read = redis.call('HMGET', K_PAYLOAD, job_key, attempt_field(job_key))

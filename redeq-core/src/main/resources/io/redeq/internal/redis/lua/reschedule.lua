@@ -1,8 +1,9 @@
 -- reschedule: moves a DELAYED or READY job's due time; it becomes DELAYED until then.
 -- KEYS: the bucket keys with the job's topic's ready and dead keys (see prelude)
--- ARGV[1] topic, ARGV[2] jobKey, ARGV[3] mode ('in' delay ms | 'at' epoch ms), ARGV[4] ms
+-- ARGV[1] topic, ARGV[2] jobKey, ARGV[3] mode ('in' delay ms | 'at' epoch ms), ARGV[4] ms, ARGV[5] the
+-- caller's bucket count
 -- Returns: 1, new due ms, 1 if it became the earliest job; or 0, 0, 0 if unknown, running or dead
-local refused = frozen_refusal()
+local refused = moved_refusal(ARGV[5])
 if refused then return refused end
 local job_key = ARGV[2]
 local topic = topic_of(job_key)

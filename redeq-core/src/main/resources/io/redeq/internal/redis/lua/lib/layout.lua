@@ -17,3 +17,15 @@ end
 local function refuse_other_layout(buckets)
   return layout_refusal(redis.call('HGET', K_COUNT, '~buckets'), buckets)
 end
+
+-- Refuses what a caller on `buckets` buckets asks of a bucket whose jobs are moving (frozen), or
+-- that a finished change marked with another count (a tag both layouts use): a cancel, reschedule
+-- or find there would miss a job that moved away and answer as if it were gone. Without a count
+-- (a caller that does not send one), only the freeze is checked.
+local function moved_refusal(buckets)
+  if buckets == nil or buckets == '' then
+    return frozen_refusal()
+  end
+  local values = redis.call('HMGET', K_COUNT, '~buckets', '~frozen')
+  return layout_refusal(values[1] or nil, buckets) or frozen_refusal(values[2] and true or false, values[1] or nil)
+end
