@@ -24,6 +24,7 @@ import io.redeq.RedeqOptions;
 import io.redeq.Subscription;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.JobIds;
+import io.redeq.internal.LayoutHold;
 import io.redeq.internal.LogOnce;
 import io.redeq.internal.control.StartLimiter;
 import io.redeq.internal.redis.ClaimResult;
@@ -117,8 +118,8 @@ public final class TopicConsumer implements Subscription {
 	 */
 	private static final Duration LAYOUT_HOLD = Duration.ofSeconds(1);
 
-	/** Whether the fetcher said it holds on a changing layout; its thread only. */
-	private boolean layoutHeld;
+	/** Said when frozen buckets refuse the fetcher; its thread only. */
+	private final LayoutHold layoutHold;
 
 	private volatile boolean fetching = true;
 
@@ -184,6 +185,7 @@ public final class TopicConsumer implements Subscription {
 	TopicConsumer(ConsumerSettings settings, JobHandler<Object> handler, ConsumerContext context, ConsumerStore store,
 			Predicate<String> pauses, LongSupplier nanoClock, Runnable onClosed) {
 		this.settings = settings;
+		this.layoutHold = new LayoutHold(logger, "Consumer of topic '" + settings.topic() + "'", "claims nothing");
 		this.store = store;
 		this.options = context.options();
 		this.events = context.events();
@@ -278,13 +280,7 @@ public final class TopicConsumer implements Subscription {
 				if (!this.fetching) {
 					break;
 				}
-				if (!this.layoutHeld) {
-					this.layoutHeld = true;
-					logger.info(
-							"Consumer of topic '{}' claims nothing in buckets whose jobs move to a new bucket "
-									+ "count ({}); it holds until its engine follows the recorded layout",
-							this.settings.topic(), ex.getMessage());
-				}
+				this.layoutHold.refused(ex);
 				this.signals.pause(LAYOUT_HOLD);
 			}
 			catch (RuntimeException ex) {
@@ -578,8 +574,7 @@ public final class TopicConsumer implements Subscription {
 				failure = (failure != null) ? failure : ex;
 				continue;
 			}
-			// A bucket took the claim: a later refusal is news again.
-			this.layoutHeld = false;
+			this.layoutHold.answered();
 			jobs.addAll(results[i].jobs());
 			redisNow = Math.max(redisNow, results[i].now());
 			noteReady(bucket, results[i].remaining());

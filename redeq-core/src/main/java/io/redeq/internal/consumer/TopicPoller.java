@@ -19,6 +19,7 @@ import io.redeq.PolledJob;
 import io.redeq.RedeqException;
 import io.redeq.internal.JobEvents;
 import io.redeq.internal.JobIds;
+import io.redeq.internal.LayoutHold;
 import io.redeq.internal.codec.PayloadCodec;
 import io.redeq.internal.control.StartLimiter;
 import io.redeq.internal.control.TopicPauses;
@@ -90,11 +91,12 @@ final class TopicPoller implements PolledDelivery.Settlement {
 	 */
 	private boolean rateLimited;
 
-	/** Whether a poll said it holds on a changing layout (the turn's thread only). */
-	private boolean layoutHeld;
+	/** Said when a frozen bucket refuses a poll (the turn's thread only). */
+	private final LayoutHold layoutHold;
 
 	TopicPoller(ConsumerSettings settings, ConsumerContext context, Set<String> notRetryable) {
 		this.settings = settings;
+		this.layoutHold = new LayoutHold(logger, "Poller of topic '" + settings.topic() + "'", "claims nothing");
 		this.store = context.store();
 		this.codec = context.codec();
 		this.events = context.events();
@@ -221,13 +223,7 @@ final class TopicPoller implements PolledDelivery.Settlement {
 			if (grant != null) {
 				this.limiter.release(grant, 0);
 			}
-			if (!this.layoutHeld) {
-				this.layoutHeld = true;
-				logger.info(
-						"Poller of topic '{}' claims nothing in buckets whose jobs move to a new bucket count "
-								+ "({}); it holds until its engine follows the recorded layout",
-						this.settings.topic(), ex.getMessage());
-			}
+			this.layoutHold.refused(ex);
 			long waitNanos = Math.min(LAYOUT_HOLD.toNanos(), deadline - System.nanoTime());
 			if (waitNanos > 0) {
 				this.signals.pause(Duration.ofNanos(waitNanos));
@@ -239,7 +235,7 @@ final class TopicPoller implements PolledDelivery.Settlement {
 			this.lostClaims.failed(bucket, token, ex);
 			throw ex;
 		}
-		this.layoutHeld = false;
+		this.layoutHold.answered();
 		if (grant != null) {
 			this.limiter.release(grant, result.jobs().size());
 		}

@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
 import io.redeq.InstanceInfo;
 import io.redeq.RedeqOptions;
 import io.redeq.internal.JobEvents;
+import io.redeq.internal.LayoutHold;
 import io.redeq.internal.LogOnce;
 import io.redeq.internal.WakeUps;
 import io.redeq.internal.consumer.HandOffs;
@@ -84,8 +85,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 
 	private final LogOnce failures = new LogOnce(logger);
 
-	/** Whether this migrator said it holds on a changing layout; its thread only. */
-	private boolean layoutHeld;
+	private final LayoutHold layoutHold;
 
 	private final CronRefills recurring;
 
@@ -141,6 +141,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		this.store = store;
 		this.recurring = recurring;
 		this.options = options;
+		this.layoutHold = new LayoutHold(logger, "Migrator of prefix '" + options.prefix() + "'", "migrates nothing");
 		this.instanceId = instanceId;
 		this.events = events;
 		this.nanoClock = nanoClock;
@@ -198,13 +199,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 		catch (LayoutChangedException ex) {
 			// Frozen buckets while the bucket count changes: nothing migrated there. The
 			// engine follows the recorded layout; until then this migrator holds.
-			if (!this.layoutHeld) {
-				this.layoutHeld = true;
-				logger.info(
-						"Migrator of prefix '{}' migrates nothing in buckets whose jobs move to a new bucket "
-								+ "count ({}); it holds until its engine follows the recorded layout",
-						this.options.prefix(), ex.getMessage());
-			}
+			this.layoutHold.refused(ex);
 			this.ownership.backOff(RETRY_DELAY);
 		}
 		catch (RuntimeException ex) {
@@ -374,8 +369,7 @@ public final class Migrator implements WakeUps, AutoCloseable {
 	}
 
 	private void migrated(int bucket, MigrateResult result) {
-		// A bucket answered: a later refusal is news again.
-		this.layoutHeld = false;
+		this.layoutHold.answered();
 		result.readyByTopic().forEach((topic, count) -> {
 			this.store.signal(topic, bucket).exceptionally((ex) -> null);
 			this.localSignals.ready(topic, bucket);
