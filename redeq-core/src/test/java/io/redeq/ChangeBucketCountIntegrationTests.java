@@ -85,22 +85,8 @@ class ChangeBucketCountIntegrationTests {
 
 	@Test
 	void anEngineStillOnTheOldCountIsRefusedByABucketBothLayoutsUseAndFindsTheMovedJob() {
-		// A prefix whose bucket 0 keeps its tag from 16 to 32 buckets, and a job that
-		// moves out of that bucket: after the change the tag is a bucket of the new
-		// layout, which must not answer an engine on 16 buckets that the job is gone.
-		String prefix = IntStream.range(0, 1000)
-			.mapToObj((i) -> "reused-" + i)
-			.filter((candidate) -> new KeySpace(candidate, 16).tag(0).equals(new KeySpace(candidate, 32).tag(0)))
-			.findFirst()
-			.orElseThrow();
-		KeySpace before = new KeySpace(prefix, 16);
-		KeySpace after = new KeySpace(prefix, 32);
-		String id = IntStream.range(0, 100_000)
-			.mapToObj((i) -> "j" + i)
-			.filter((candidate) -> before.bucketOf(KeySpace.jobKey("t", candidate)) == 0
-					&& after.bucketOf(KeySpace.jobKey("t", candidate)) != 0)
-			.findFirst()
-			.orElseThrow();
+		String prefix = prefixWhoseFirstBucketKeepsItsTag();
+		String id = idThatMovesOutOfTheFirstBucket(prefix);
 		try (Redeq stale = Redeq.builder(this.lettuce).prefix(prefix).buckets(16).migratorEnabled(false).build()) {
 			stale.client().schedule(Job.builder("t").id(id).payload("x").delay(Duration.ofHours(1)).build());
 			try (Redeq admin = idle(prefix, 16)) {
@@ -112,6 +98,56 @@ class ChangeBucketCountIntegrationTests {
 			assertThat(stale.options().buckets()).isEqualTo(32);
 			assertThat(stale.client().cancel("t", id)).isTrue();
 		}
+	}
+
+	@Test
+	void theAdminOfAnEngineStillOnTheOldCountIsRefusedByABucketBothLayoutsUseAndMovesTheMovedJob() {
+		String prefix = prefixWhoseFirstBucketKeepsItsTag();
+		String id = idThatMovesOutOfTheFirstBucket(prefix);
+		try (Redeq stale = Redeq.builder(this.lettuce).prefix(prefix).buckets(16).migratorEnabled(false).build()) {
+			stale.client().schedule(Job.builder("t").id(id).payload("x").delay(Duration.ofHours(1)).build());
+			try (Redeq admin = idle(prefix, 16)) {
+				assertThat(admin.admin().changeBucketCount(32)).isPositive();
+			}
+			assertThat(stale.options().buckets()).as("nothing told it yet").isEqualTo(16);
+			assertThat(stale.admin().promote("t", id)).as("refused on the old count, promoted on the new one").isTrue();
+			assertThat(stale.options().buckets()).isEqualTo(32);
+			assertThat(stale.admin().job("t", id))
+				.hasValueSatisfying((job) -> assertThat(job.state()).isEqualTo(JobState.READY));
+			assertThat(stale.admin().purge("t", JobState.READY)).as("the purge finds it on the new layout")
+				.isEqualTo(1);
+			assertThat(stale.admin().job("t", id)).isEmpty();
+		}
+	}
+
+	/**
+	 * A prefix whose bucket 0 keeps its hash tag from 16 to 32 buckets: after a change
+	 * the tag is a bucket of the new layout, which must not answer an engine still on 16
+	 * buckets for a job that moved out of it.
+	 * @return the prefix
+	 */
+	private static String prefixWhoseFirstBucketKeepsItsTag() {
+		return IntStream.range(0, 1000)
+			.mapToObj((i) -> "reused-" + i)
+			.filter((candidate) -> new KeySpace(candidate, 16).tag(0).equals(new KeySpace(candidate, 32).tag(0)))
+			.findFirst()
+			.orElseThrow();
+	}
+
+	/**
+	 * An id of topic {@code t} in bucket 0 on 16 buckets and in another bucket on 32.
+	 * @param prefix the prefix
+	 * @return the id
+	 */
+	private static String idThatMovesOutOfTheFirstBucket(String prefix) {
+		KeySpace before = new KeySpace(prefix, 16);
+		KeySpace after = new KeySpace(prefix, 32);
+		return IntStream.range(0, 100_000)
+			.mapToObj((i) -> "j" + i)
+			.filter((candidate) -> before.bucketOf(KeySpace.jobKey("t", candidate)) == 0
+					&& after.bucketOf(KeySpace.jobKey("t", candidate)) != 0)
+			.findFirst()
+			.orElseThrow();
 	}
 
 	@Test

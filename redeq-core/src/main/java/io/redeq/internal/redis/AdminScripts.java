@@ -21,9 +21,17 @@ public final class AdminScripts {
 
 	private final ScriptRunner scripts;
 
-	AdminScripts(BucketScripts bucketScripts, ScriptRunner scripts) {
+	/**
+	 * The bucket count of the layout these calls address: the operator's moves send it,
+	 * so that a bucket marked with another count refuses them instead of answering for
+	 * jobs that moved away (see lib/layout.lua).
+	 */
+	private final String bucketCount;
+
+	AdminScripts(BucketScripts bucketScripts, ScriptRunner scripts, int buckets) {
 		this.bucketScripts = bucketScripts;
 		this.scripts = scripts;
+		this.bucketCount = Integer.toString(buckets);
 	}
 
 	/** A read-only look at one bucket, for metrics and health. */
@@ -61,21 +69,20 @@ public final class AdminScripts {
 	/** Makes a DELAYED job READY now; false if it was not DELAYED. */
 	public boolean promote(int bucket, String jobKey) {
 		Long promoted = this.scripts.await(
-				this.bucketScripts.runOn(Scripts.PROMOTE, bucket, KeySpace.topicOf(jobKey), jobKey),
+				this.bucketScripts.runOn(Scripts.PROMOTE, bucket, KeySpace.topicOf(jobKey), jobKey, this.bucketCount),
 				"promote " + jobKey);
 		return promoted == 1;
 	}
 
 	public long requeueDead(int bucket, String topic, String jobKey, int max) {
-		Long moved = this.scripts.await(
-				this.bucketScripts.runOn(Scripts.REQUEUE_DEAD, bucket, topic, Integer.toString(max), jobKey),
-				"requeue dead jobs of " + topic);
+		Long moved = this.scripts.await(this.bucketScripts.runOn(Scripts.REQUEUE_DEAD, bucket, topic,
+				Integer.toString(max), jobKey, this.bucketCount), "requeue dead jobs of " + topic);
 		return moved;
 	}
 
 	public long purgeDead(int bucket, String topic, int max) {
 		Long purged = this.scripts.await(
-				this.bucketScripts.runOn(Scripts.PURGE_DEAD, bucket, topic, Integer.toString(max)),
+				this.bucketScripts.runOn(Scripts.PURGE_DEAD, bucket, topic, Integer.toString(max), this.bucketCount),
 				"purge dead jobs of " + topic);
 		return purged;
 	}
@@ -89,7 +96,7 @@ public final class AdminScripts {
 	public PurgeStep purgeWaiting(int bucket, String topic, char state, long start, int look, int max) {
 		List<Object> reply = this.scripts.await(
 				this.bucketScripts.runOn(Scripts.PURGE_WAITING, bucket, topic, String.valueOf(state),
-						Long.toString(start), Integer.toString(look), Integer.toString(max)),
+						Long.toString(start), Integer.toString(look), Integer.toString(max), this.bucketCount),
 				"purge " + ((state == 'D') ? "DELAYED" : "READY") + " jobs of " + topic);
 		return PurgeStep.fromReply(reply);
 	}

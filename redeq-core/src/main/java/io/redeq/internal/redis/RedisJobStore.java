@@ -75,7 +75,7 @@ public final class RedisJobStore {
 		this.behindProxy = behindProxy;
 		this.bucketScripts = new BucketScripts(keys, scripts);
 		this.instances = new InstanceRegistry(keys, scripts);
-		this.admin = new AdminScripts(this.bucketScripts, scripts);
+		this.admin = new AdminScripts(this.bucketScripts, scripts, keys.buckets());
 	}
 
 	public KeySpace keys() {

@@ -7,7 +7,8 @@
 -- passes stay where they are, before the next step's start.
 -- KEYS: the bucket keys with the topic's ready and dead keys (see prelude)
 -- ARGV[1] topic, ARGV[2] state 'D' | 'R', ARGV[3] start rank, ARGV[4] most entries to look at,
---   ARGV[5] most jobs to delete (1000 at most)
+--   ARGV[5] most jobs to delete (1000 at most), ARGV[6] the caller's bucket count (see moved_refusal in
+--   lib/layout.lua)
 -- Returns: the rank to start the next step at (-1 when the index ends before it), then the jobKeys
 --   it deleted
 local topic, state = ARGV[1], ARGV[2]
@@ -15,7 +16,7 @@ local start, look, want = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]
 if not want or want < 1 or want > 1000 then
   return redis.error_reply('ERR redeq: purge-waiting deletes 1 to 1000 jobs per call, but was asked ' .. tostring(ARGV[5]))
 end
-local refused = frozen_refusal()
+local refused = moved_refusal(ARGV[6])
 if refused then return refused end
 local index, shared
 if state == 'R' then

@@ -1,8 +1,9 @@
 -- requeue-dead: gives dead jobs of one topic a fresh set of attempts and makes them READY now.
 -- KEYS: the bucket keys with the topic's ready and dead keys (see prelude)
--- ARGV[1] topic, ARGV[2] at most this many (500 at most), ARGV[3] one jobKey ('' = the longest-dead ones)
+-- ARGV[1] topic, ARGV[2] at most this many (500 at most), ARGV[3] one jobKey ('' = the longest-dead ones),
+--   ARGV[4] the caller's bucket count (see moved_refusal in lib/layout.lua)
 -- Returns: number of jobs requeued
-local refused = frozen_refusal()
+local refused = moved_refusal(ARGV[4])
 if refused then return refused end
 local topic = ARGV[1]
 local keys
