@@ -87,12 +87,7 @@ class ChangeBucketCountIntegrationTests {
 	void anEngineStillOnTheOldCountIsRefusedByABucketBothLayoutsUseAndFindsTheMovedJob() {
 		String prefix = prefixWhoseFirstBucketKeepsItsTag();
 		String id = idThatMovesOutOfTheFirstBucket(prefix);
-		try (Redeq stale = Redeq.builder(this.lettuce).prefix(prefix).buckets(16).migratorEnabled(false).build()) {
-			stale.client().schedule(Job.builder("t").id(id).payload("x").delay(Duration.ofHours(1)).build());
-			try (Redeq admin = idle(prefix, 16)) {
-				assertThat(admin.admin().changeBucketCount(32)).isPositive();
-			}
-			assertThat(stale.options().buckets()).as("nothing told it yet").isEqualTo(16);
+		try (Redeq stale = onTheOldCountAfterAChange(prefix, id)) {
 			assertThat(stale.client().find("t", id)).as("refused on the old count, found on the new one")
 				.hasValueSatisfying((job) -> assertThat(job.state()).isEqualTo(JobState.DELAYED));
 			assertThat(stale.options().buckets()).isEqualTo(32);
@@ -104,12 +99,7 @@ class ChangeBucketCountIntegrationTests {
 	void theAdminOfAnEngineStillOnTheOldCountIsRefusedByABucketBothLayoutsUseAndMovesTheMovedJob() {
 		String prefix = prefixWhoseFirstBucketKeepsItsTag();
 		String id = idThatMovesOutOfTheFirstBucket(prefix);
-		try (Redeq stale = Redeq.builder(this.lettuce).prefix(prefix).buckets(16).migratorEnabled(false).build()) {
-			stale.client().schedule(Job.builder("t").id(id).payload("x").delay(Duration.ofHours(1)).build());
-			try (Redeq admin = idle(prefix, 16)) {
-				assertThat(admin.admin().changeBucketCount(32)).isPositive();
-			}
-			assertThat(stale.options().buckets()).as("nothing told it yet").isEqualTo(16);
+		try (Redeq stale = onTheOldCountAfterAChange(prefix, id)) {
 			assertThat(stale.admin().promote("t", id)).as("refused on the old count, promoted on the new one").isTrue();
 			assertThat(stale.options().buckets()).isEqualTo(32);
 			assertThat(stale.admin().job("t", id))
@@ -117,6 +107,29 @@ class ChangeBucketCountIntegrationTests {
 			assertThat(stale.admin().purge("t", JobState.READY)).as("the purge finds it on the new layout")
 				.isEqualTo(1);
 			assertThat(stale.admin().job("t", id)).isEmpty();
+		}
+	}
+
+	/**
+	 * An engine on 16 buckets that scheduled {@code id} in topic {@code t}, after another
+	 * engine changed the count to 32 and before anything told it.
+	 * @param prefix the prefix
+	 * @param id the job's id
+	 * @return the engine, still on 16 buckets
+	 */
+	private Redeq onTheOldCountAfterAChange(String prefix, String id) {
+		Redeq stale = Redeq.builder(this.lettuce).prefix(prefix).buckets(16).migratorEnabled(false).build();
+		try {
+			stale.client().schedule(Job.builder("t").id(id).payload("x").delay(Duration.ofHours(1)).build());
+			try (Redeq admin = idle(prefix, 16)) {
+				assertThat(admin.admin().changeBucketCount(32)).isPositive();
+			}
+			assertThat(stale.options().buckets()).as("nothing told it yet").isEqualTo(16);
+			return stale;
+		}
+		catch (RuntimeException | AssertionError ex) {
+			stale.close();
+			throw ex;
 		}
 	}
 
