@@ -310,20 +310,32 @@ final class ModelChecks {
 						skipped.add(attempt);
 					}
 				}
-				// Only a kill excuses a skipped attempt, and only because the log cannot
-				// see one between the engine starting the handler and the handler's first
-				// line: a claim that no handler ran must not cost an attempt, and a
-				// paused or stalled handler logs its attempt when it resumes.
-				boolean killedDuring = this.state.disrupted(EnumSet.of(Cause.KILL), null, round.start, until, topic);
-				if (!skipped.isEmpty() && killedDuring) {
-					this.state.excused(m, "skipped attempt, a process was killed", skipped + " of " + incarnation);
+				// A skipped attempt is excused only where its lease may have lapsed
+				// before a
+				// handler started: a kill (the log cannot see one between the engine
+				// starting the handler and the handler's first line), or a pause, a stall
+				// or
+				// a Redis outage long enough for a lease to expire while the job was
+				// claimed
+				// and still waited for a handler's turn (the consumer's workers then drop
+				// it
+				// unstarted: its claim is gone and the job may run elsewhere, exactly as
+				// after a crash). Otherwise a claim that no handler ran must not cost an
+				// attempt, and a paused or stalled handler logs its attempt when it
+				// resumes.
+				boolean leaseMayHaveLapsed = this.state.leaseMayHaveLapsed(round.start, until, topic);
+				if (!skipped.isEmpty() && leaseMayHaveLapsed) {
+					this.state.excused(m,
+							"skipped attempt, a process was killed, paused or stalled, or Redis was down, "
+									+ "long enough for a lease to lapse",
+							skipped + " of " + incarnation);
 				}
-				if (!skipped.isEmpty() && !killedDuring) {
+				if (!skipped.isEmpty() && !leaseMayHaveLapsed) {
 					this.state.violation(m,
 							"attempt(s) " + skipped + " of " + incarnation + " never reached a handler ("
-									+ "no process was killed meanwhile): attempts burnt"
-									+ ((round.end == End.DEAD) ? ", and the job is DEAD" : "") + "; handlers saw "
-									+ invocations.stream().map(this.state::describe).toList());
+									+ "no process was killed, paused or stalled, and Redis was not down meanwhile): "
+									+ "attempts burnt" + ((round.end == End.DEAD) ? ", and the job is DEAD" : "")
+									+ "; handlers saw " + invocations.stream().map(this.state::describe).toList());
 				}
 				ranAgainAfterCompletion(m, incarnation, invocations);
 				if (round.end == End.COMPLETED && incarnation.behavior.dies(topic.maxAttempts())

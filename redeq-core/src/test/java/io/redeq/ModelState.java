@@ -137,6 +137,29 @@ final class ModelState {
 	}
 
 	/**
+	 * Whether, between {@code from} and {@code to}, some lease of {@code topic} may have
+	 * expired although no handler ran late: a process was killed or paused, or a stall or
+	 * a Redis outage lasted half the topic's lease (renewals come every third of it).
+	 * @param from start of the window, nanos
+	 * @param to end of the window, nanos
+	 * @param topic the topic, whose lease counts
+	 * @return whether such a disruption overlapped the window
+	 */
+	synchronized boolean leaseMayHaveLapsed(long from, long to, TopicSpec topic) {
+		for (Disruption d : this.disruptions) {
+			boolean lapses = switch (d.cause()) {
+				case KILL, PAUSE -> true;
+				case STALL, REDIS -> d.to() - d.from() >= topic.lease().toNanos() / 2;
+				case CLOSE -> false;
+			};
+			if (lapses && d.from() <= to && d.to() >= from) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
 	 * Whether a pause or stall of {@code engine} ended in the {@code window} before
 	 * {@code nanos}.
 	 */
