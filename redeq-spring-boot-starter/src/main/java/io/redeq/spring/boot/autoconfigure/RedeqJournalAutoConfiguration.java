@@ -111,8 +111,10 @@ public final class RedeqJournalAutoConfiguration {
 			RedeqProperties properties, ObjectProvider<RedisConnectionFactory> connectionFactory,
 			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<ObjectMapper> objectMapper) {
 		JournalSettings settings = RedeqPropertiesMapper.journalSettings(properties.getJournal());
+		// The markers of the bucket count the engine runs on at each check: it follows a
+		// change of the count while the application runs.
 		BucketMarkers markers = new BucketMarkers(connectionFactory.getObject(), redeq.options().prefix(),
-				redeq.options().buckets());
+				() -> redeq.options().buckets());
 		ObjectMapper mapper = PayloadMapperLookup.payloadMapper(jsonMapper, objectMapper);
 		// The redeq.recurring.* jobs, declared again after Redis lost the buckets holding
 		// them (the engine declares them at startup only).

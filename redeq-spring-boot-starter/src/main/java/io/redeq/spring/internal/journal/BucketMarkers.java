@@ -2,6 +2,7 @@ package io.redeq.spring.internal.journal;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.function.IntSupplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -54,23 +55,38 @@ public final class BucketMarkers implements RedisMarker {
 
 	private final RedisConnectionFactory connectionFactory;
 
-	private final KeySpace keys;
+	private final String prefix;
 
-	private final byte[][] markerKeys;
+	/** The bucket count the engine runs on now. */
+	private final IntSupplier bucketCount;
+
+	/** The markers of the last bucket count asked for. */
+	private volatile Layout layout;
 
 	/**
-	 * The markers of one prefix.
+	 * The markers of one prefix on a fixed bucket count.
 	 * @param connectionFactory the application's Redis
 	 * @param prefix redeq's key prefix
-	 * @param buckets the engine's bucket count
+	 * @param buckets the bucket count
 	 */
 	public BucketMarkers(RedisConnectionFactory connectionFactory, String prefix, int buckets) {
+		this(connectionFactory, prefix, () -> buckets);
+	}
+
+	/**
+	 * The markers of one prefix on the bucket count its engine runs on at each check:
+	 * after a change of the count, the new buckets' markers. A bucket the new layout adds
+	 * has none yet, so the next check samples its pending jobs and marks it quietly when
+	 * Redis knows them, as it does for a journal just turned on.
+	 * @param connectionFactory the application's Redis
+	 * @param prefix redeq's key prefix
+	 * @param bucketCount the engine's bucket count now
+	 */
+	public BucketMarkers(RedisConnectionFactory connectionFactory, String prefix, IntSupplier bucketCount) {
 		this.connectionFactory = connectionFactory;
-		this.keys = new KeySpace(prefix, buckets);
-		this.markerKeys = new byte[buckets][];
-		for (int b = 0; b < buckets; b++) {
-			this.markerKeys[b] = markerKey(this.keys, b).getBytes(StandardCharsets.UTF_8);
-		}
+		this.prefix = prefix;
+		this.bucketCount = bucketCount;
+		this.layout = new Layout(new KeySpace(prefix, bucketCount.getAsInt()));
 	}
 
 	/**
@@ -84,28 +100,44 @@ public final class BucketMarkers implements RedisMarker {
 	}
 
 	@Override
+	public RedisMarker onCurrentLayout() {
+		int buckets = this.bucketCount.getAsInt();
+		Layout current = this.layout;
+		if (current.keys.buckets() != buckets) {
+			current = new Layout(new KeySpace(this.prefix, buckets));
+			this.layout = current;
+		}
+		return current;
+	}
+
+	@Override
 	public int buckets() {
-		return this.markerKeys.length;
+		return onCurrentLayout().buckets();
 	}
 
 	@Override
 	public int bucketOf(String topic, String id) {
-		return this.keys.bucketOf(KeySpace.jobKey(topic, id));
+		return onCurrentLayout().bucketOf(topic, id);
 	}
 
 	@Override
 	public State[] read() {
-		List<byte[]> values;
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			// One MGET; on a cluster Spring Data splits it by slot.
-			values = connection.stringCommands().mGet(this.markerKeys);
-		}
-		State[] states = new State[this.markerKeys.length];
-		for (int b = 0; b < states.length; b++) {
-			byte[] value = (values != null) ? values.get(b) : null;
-			states[b] = state(value);
-		}
-		return states;
+		return onCurrentLayout().read();
+	}
+
+	@Override
+	public @Nullable String lossGeneration(int bucket, String candidate) {
+		return onCurrentLayout().lossGeneration(bucket, candidate);
+	}
+
+	@Override
+	public boolean markRecovered(int bucket, String generation) {
+		return onCurrentLayout().markRecovered(bucket, generation);
+	}
+
+	@Override
+	public void markUnharmed(int bucket) {
+		onCurrentLayout().markUnharmed(bucket);
 	}
 
 	private static State state(byte @Nullable [] value) {
@@ -115,34 +147,76 @@ public final class BucketMarkers implements RedisMarker {
 		return new String(value, StandardCharsets.UTF_8).startsWith(OK) ? State.PRESENT : State.RECOVERING;
 	}
 
-	@Override
-	public @Nullable String lossGeneration(int bucket, String candidate) {
-		byte[] marker;
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			marker = connection.scriptingCommands()
-				.eval(GENERATION_SCRIPT, ReturnType.VALUE, 1, this.markerKeys[bucket],
-						candidate.getBytes(StandardCharsets.UTF_8));
-		}
-		String value = (marker != null) ? new String(marker, StandardCharsets.UTF_8) : "";
-		return value.startsWith(LOST) ? value.substring(LOST.length()) : null;
-	}
+	/** The markers of one bucket count. */
+	private final class Layout implements RedisMarker {
 
-	@Override
-	public boolean markRecovered(int bucket, String generation) {
-		Long set;
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			set = connection.scriptingCommands()
-				.eval(RECOVERED_SCRIPT, ReturnType.INTEGER, 1, this.markerKeys[bucket],
-						generation.getBytes(StandardCharsets.UTF_8));
-		}
-		return set != null && set == 1;
-	}
+		private final KeySpace keys;
 
-	@Override
-	public void markUnharmed(int bucket) {
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			connection.stringCommands().setNX(this.markerKeys[bucket], UNHARMED);
+		private final byte[][] markerKeys;
+
+		Layout(KeySpace keys) {
+			this.keys = keys;
+			this.markerKeys = new byte[keys.buckets()][];
+			for (int b = 0; b < this.markerKeys.length; b++) {
+				this.markerKeys[b] = markerKey(keys, b).getBytes(StandardCharsets.UTF_8);
+			}
 		}
+
+		@Override
+		public int buckets() {
+			return this.markerKeys.length;
+		}
+
+		@Override
+		public int bucketOf(String topic, String id) {
+			return this.keys.bucketOf(KeySpace.jobKey(topic, id));
+		}
+
+		@Override
+		public State[] read() {
+			List<byte[]> values;
+			try (RedisConnection connection = BucketMarkers.this.connectionFactory.getConnection()) {
+				// One MGET; on a cluster Spring Data splits it by slot.
+				values = connection.stringCommands().mGet(this.markerKeys);
+			}
+			State[] states = new State[this.markerKeys.length];
+			for (int b = 0; b < states.length; b++) {
+				byte[] value = (values != null) ? values.get(b) : null;
+				states[b] = state(value);
+			}
+			return states;
+		}
+
+		@Override
+		public @Nullable String lossGeneration(int bucket, String candidate) {
+			byte[] marker;
+			try (RedisConnection connection = BucketMarkers.this.connectionFactory.getConnection()) {
+				marker = connection.scriptingCommands()
+					.eval(GENERATION_SCRIPT, ReturnType.VALUE, 1, this.markerKeys[bucket],
+							candidate.getBytes(StandardCharsets.UTF_8));
+			}
+			String value = (marker != null) ? new String(marker, StandardCharsets.UTF_8) : "";
+			return value.startsWith(LOST) ? value.substring(LOST.length()) : null;
+		}
+
+		@Override
+		public boolean markRecovered(int bucket, String generation) {
+			Long set;
+			try (RedisConnection connection = BucketMarkers.this.connectionFactory.getConnection()) {
+				set = connection.scriptingCommands()
+					.eval(RECOVERED_SCRIPT, ReturnType.INTEGER, 1, this.markerKeys[bucket],
+							generation.getBytes(StandardCharsets.UTF_8));
+			}
+			return set != null && set == 1;
+		}
+
+		@Override
+		public void markUnharmed(int bucket) {
+			try (RedisConnection connection = BucketMarkers.this.connectionFactory.getConnection()) {
+				connection.stringCommands().setNX(this.markerKeys[bucket], UNHARMED);
+			}
+		}
+
 	}
 
 }

@@ -153,7 +153,10 @@ final class JournalRecovery {
 	 * @throws SQLException if the journal cannot be read
 	 */
 	synchronized boolean detectLoss() throws SQLException {
-		State[] states = this.marker.read();
+		// One bucket count for the whole check, even if the engine follows a change of it
+		// meanwhile: the next check looks at the new count's markers.
+		RedisMarker layout = this.marker.onCurrentLayout();
+		State[] states = layout.read();
 		List<Integer> unmarked = new ArrayList<>();
 		int recovering = 0;
 		for (int b = 0; b < states.length; b++) {
@@ -170,18 +173,19 @@ final class JournalRecovery {
 			return lost(recovering + " of " + states.length
 					+ " buckets lost their data and their recovery started but has not finished");
 		}
-		List<Sampled> confirmed = unknown(inBuckets(reread(this.suspects.values()), unmarked));
+		List<Sampled> confirmed = unknown(inBuckets(reread(this.suspects.values()), unmarked, layout));
 		if (!confirmed.isEmpty()) {
 			this.suspects = byKey(confirmed);
 			return lost(unmarked.size() + " of " + states.length + " buckets lost redeq's marker and "
 					+ confirmed.size() + " jobs of theirs pending in the journal are unknown to Redis");
 		}
-		List<Sampled> sample = sample(unmarked);
+		List<Sampled> sample = sample(unmarked, layout);
 		List<Sampled> unknown = unknown(sample);
 		this.suspects = byKey(unknown);
 		if (unknown.isEmpty()) {
-			// New buckets, or a journal just turned on: nothing lost, only unmarked.
-			unmarked.forEach(this.marker::markUnharmed);
+			// New buckets (a journal just turned on, or a new bucket count the engine
+			// follows now): nothing lost, only unmarked.
+			unmarked.forEach(layout::markUnharmed);
 			declareRecurring();
 			noLoss();
 		}
@@ -211,13 +215,14 @@ final class JournalRecovery {
 	 * @throws SQLException if the journal cannot be read or written
 	 */
 	synchronized long recover() throws SQLException {
-		State[] states = this.marker.read();
+		RedisMarker layout = this.marker.onCurrentLayout();
+		State[] states = layout.read();
 		String candidate = UUID.randomUUID().toString();
 		String[] generations = new String[states.length];
 		List<Integer> lost = new ArrayList<>();
 		for (int b = 0; b < states.length; b++) {
 			if (states[b] != State.PRESENT) {
-				generations[b] = this.marker.lossGeneration(b, candidate);
+				generations[b] = layout.lossGeneration(b, candidate);
 				if (generations[b] != null) {
 					lost.add(b);
 				}
@@ -227,10 +232,10 @@ final class JournalRecovery {
 			noLoss();
 			return 0;
 		}
-		long sent = recoverRows(generations);
+		long sent = recoverRows(new Generations(layout, generations));
 		int marked = 0;
 		for (int b : lost) {
-			marked += this.marker.markRecovered(b, generations[b]) ? 1 : 0;
+			marked += layout.markRecovered(b, generations[b]) ? 1 : 0;
 		}
 		this.recovered.addAndGet(sent);
 		declareRecurring();
@@ -246,7 +251,7 @@ final class JournalRecovery {
 	}
 
 	/** Pages through the pending rows and claims those of lost buckets not yet done. */
-	private long recoverRows(String[] generations) throws SQLException {
+	private long recoverRows(Generations generations) throws SQLException {
 		long sent = 0;
 		String[] after = { "", "" };
 		while (true) {
@@ -261,7 +266,7 @@ final class JournalRecovery {
 					while (rows.next()) {
 						String[] key = { rows.getString(1), rows.getString(2) };
 						page.add(key);
-						String generation = generations[this.marker.bucketOf(key[0], key[1])];
+						String generation = generations.of(key[0], key[1]);
 						if (generation != null && !generation.equals(rows.getString(3))) {
 							todo.add(key);
 						}
@@ -282,7 +287,7 @@ final class JournalRecovery {
 	 * Locks the rows, sends those still pending, not recovered in their bucket's
 	 * generation and unknown to Redis, records the generation in them, and commits.
 	 */
-	private long claim(List<String[]> keys, String[] generations) throws SQLException {
+	private long claim(List<String[]> keys, Generations generations) throws SQLException {
 		try (Connection connection = this.dataSource.getConnection()) {
 			boolean autoCommit = connection.getAutoCommit();
 			connection.setAutoCommit(false);
@@ -303,7 +308,8 @@ final class JournalRecovery {
 		}
 	}
 
-	private List<Claimed> lock(Connection connection, List<String[]> keys, String[] generations) throws SQLException {
+	private List<Claimed> lock(Connection connection, List<String[]> keys, Generations generations)
+			throws SQLException {
 		StringBuilder sql = new StringBuilder("SELECT ").append(JournalRow.COLUMNS)
 			.append(", recovered_in FROM ")
 			.append(this.table)
@@ -325,7 +331,7 @@ final class JournalRecovery {
 				try (ResultSet rows = statement.executeQuery()) {
 					while (rows.next()) {
 						JournalRow row = JournalRow.read(rows);
-						String generation = generations[this.marker.bucketOf(row.topic(), row.id())];
+						String generation = generations.of(row.topic(), row.id());
 						if (generation != null && !generation.equals(rows.getString("recovered_in"))) {
 							claimed.add(new Claimed(row, generation));
 						}
@@ -402,8 +408,10 @@ final class JournalRecovery {
 		}
 	}
 
-	/** Up to {@link #SAMPLE} pending rows, those of the given buckets. */
-	private List<Sampled> sample(List<Integer> buckets) throws SQLException {
+	/**
+	 * Up to {@link #SAMPLE} pending rows, those of the given buckets of {@code layout}.
+	 */
+	private List<Sampled> sample(List<Integer> buckets, RedisMarker layout) throws SQLException {
 		List<Sampled> sample = new ArrayList<>();
 		try (Connection connection = this.dataSource.getConnection();
 				PreparedStatement statement = connection.prepareStatement(this.sampleSql);
@@ -412,13 +420,13 @@ final class JournalRecovery {
 				sample.add(Sampled.read(rows));
 			}
 		}
-		return inBuckets(sample, buckets);
+		return inBuckets(sample, buckets, layout);
 	}
 
-	private List<Sampled> inBuckets(List<Sampled> rows, List<Integer> buckets) {
-		boolean[] wanted = new boolean[this.marker.buckets()];
+	private static List<Sampled> inBuckets(List<Sampled> rows, List<Integer> buckets, RedisMarker layout) {
+		boolean[] wanted = new boolean[layout.buckets()];
 		buckets.forEach((b) -> wanted[b] = true);
-		return rows.stream().filter((row) -> wanted[this.marker.bucketOf(row.topic(), row.id())]).toList();
+		return rows.stream().filter((row) -> wanted[layout.bucketOf(row.topic(), row.id())]).toList();
 	}
 
 	/** The suspects whose rows are still pending and unchanged. */
@@ -502,6 +510,18 @@ final class JournalRecovery {
 
 	/** A locked row to recover in its bucket's loss generation. */
 	private record Claimed(JournalRow row, String generation) {
+	}
+
+	/**
+	 * The loss generation of each bucket of one layout that is being recovered, null for
+	 * a bucket that is not.
+	 */
+	private record Generations(RedisMarker layout, @Nullable String[] byBucket) {
+
+		@Nullable String of(String topic, String id) {
+			return this.byBucket[this.layout.bucketOf(topic, id)];
+		}
+
 	}
 
 }

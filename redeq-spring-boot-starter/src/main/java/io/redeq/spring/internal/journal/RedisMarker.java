@@ -32,6 +32,16 @@ public interface RedisMarker {
 	}
 
 	/**
+	 * The markers of the bucket layout the engine runs on now, for one check or recovery:
+	 * its buckets, their markers and the bucket of each job all belong to one bucket
+	 * count, even if the engine follows a change of the count meanwhile.
+	 * @return the markers of the current layout (this one, when the count never changes)
+	 */
+	default RedisMarker onCurrentLayout() {
+		return this;
+	}
+
+	/**
 	 * How many buckets there are.
 	 * @return the bucket count
 	 */

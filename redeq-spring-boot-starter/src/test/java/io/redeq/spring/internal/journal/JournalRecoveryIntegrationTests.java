@@ -1,10 +1,12 @@
 package io.redeq.spring.internal.journal;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 import javax.sql.DataSource;
@@ -16,10 +18,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import io.redeq.Job;
 import io.redeq.RedeqAdmin;
 import io.redeq.RedeqClient;
+import io.redeq.internal.redis.KeySpace;
 import io.redeq.spring.boot.autoconfigure.health.RedeqHealthContributorAutoConfiguration;
 import io.redeq.spring.internal.journal.JournalScenarios.Runs;
 import io.redeq.test.RedisServer;
@@ -197,9 +202,58 @@ class JournalRecoveryIntegrationTests {
 		});
 	}
 
+	/**
+	 * After a change of the bucket count the journal watches the new buckets' markers:
+	 * the buckets the new layout adds are marked quietly (their jobs moved, none is sent
+	 * again), and a later loss of one new bucket's data is noticed and recovered.
+	 */
+	@Test
+	void aLossOfABucketAddedByAChangeOfTheBucketCountIsNoticedAndRecovered() {
+		runner().withPropertyValues("redeq.consumer.enabled=false").run((context) -> {
+			RedeqClient client = context.getBean(RedeqClient.class);
+			RedeqAdmin admin = context.getBean(RedeqAdmin.class);
+			RedeqJournal journal = context.getBean(RedeqJournal.class);
+			List<String> ids = new ArrayList<>();
+			for (int i = 0; i < 64; i++) {
+				ids.add("m-" + i);
+				client.schedule(Job.builder("moved").id("m-" + i).payload("x").delay(Duration.ofHours(1)).build());
+			}
+			assertThat(journal.writer().flush(JournalScenarios.TIMEOUT)).isTrue();
+			assertThat(journal.checkRedisNow()).isFalse();
+
+			assertThat(admin.changeBucketCount(32)).isPositive();
+			assertThat(journal.checkRedisNow()).as("the new buckets are marked, nothing is lost").isFalse();
+			assertThat(markers(context, 32).read()).containsOnly(RedisMarker.State.PRESENT);
+			assertThat(admin.recoverFromJournal()).isZero();
+
+			KeySpace keys = new KeySpace("redeq", 32);
+			int bucket = keys.bucketOf(KeySpace.jobKey("moved", "m-0"));
+			List<String> lost = ids.stream()
+				.filter((id) -> keys.bucketOf(KeySpace.jobKey("moved", id)) == bucket)
+				.toList();
+			deleteBucket(context, keys.tag(bucket));
+			assertThat(admin.job("moved", "m-0")).isEmpty();
+			Awaitility.await().atMost(JournalScenarios.TIMEOUT).until(journal::checkRedisNow);
+			assertThat(admin.recoverFromJournal()).isEqualTo(lost.size());
+			assertThat(ids).allSatisfy((id) -> assertThat(admin.job("moved", id)).isPresent());
+		});
+	}
+
+	/** Redis loses one bucket's data: every key in its hash tag, its marker too. */
+	private static void deleteBucket(AssertableApplicationContext context, String tag) {
+		try (RedisConnection connection = context.getBean(RedisConnectionFactory.class).getConnection()) {
+			Set<byte[]> keys = connection.keyCommands().keys((tag + "*").getBytes(StandardCharsets.UTF_8));
+			assertThat(keys).as("keys of %s", tag).isNotEmpty();
+			connection.keyCommands().del(keys.toArray(byte[][]::new));
+		}
+	}
+
 	static BucketMarkers markers(AssertableApplicationContext context) {
-		return new BucketMarkers(
-				context.getBean(org.springframework.data.redis.connection.RedisConnectionFactory.class), "redeq", 16);
+		return markers(context, 16);
+	}
+
+	static BucketMarkers markers(AssertableApplicationContext context, int buckets) {
+		return new BucketMarkers(context.getBean(RedisConnectionFactory.class), "redeq", buckets);
 	}
 
 }
