@@ -38,6 +38,13 @@ final class LayoutFollowingAdmin implements RedeqAdmin, StepwisePurge {
 		return this.follower.retrying(() -> this.parts.get().buckets(), () -> operation.apply(this.parts.get().admin));
 	}
 
+	private void onCurrentLayoutDo(Consumer<QueueAdmin> operation) {
+		onCurrentLayout((admin) -> {
+			operation.accept(admin);
+			return null;
+		});
+	}
+
 	@Override
 	public Set<String> topics() {
 		return onCurrentLayout(QueueAdmin::topics);
@@ -70,18 +77,12 @@ final class LayoutFollowingAdmin implements RedeqAdmin, StepwisePurge {
 
 	@Override
 	public void pause(String topic) {
-		onCurrentLayout((admin) -> {
-			admin.pause(topic);
-			return null;
-		});
+		onCurrentLayoutDo((admin) -> admin.pause(topic));
 	}
 
 	@Override
 	public void resume(String topic) {
-		onCurrentLayout((admin) -> {
-			admin.resume(topic);
-			return null;
-		});
+		onCurrentLayoutDo((admin) -> admin.resume(topic));
 	}
 
 	@Override

@@ -1,5 +1,7 @@
 package io.redeq.internal;
 
+import java.time.Duration;
+
 import org.slf4j.Logger;
 
 import io.redeq.internal.redis.LayoutChangedException;
@@ -11,6 +13,12 @@ import io.redeq.internal.redis.LayoutChangedException;
  * loop's own thread only.
  */
 public final class LayoutHold {
+
+	/**
+	 * How long a consumer or a poll waits after a claim refused by a frozen bucket before
+	 * it looks again.
+	 */
+	public static final Duration PAUSE = Duration.ofSeconds(1);
 
 	private final Logger logger;
 

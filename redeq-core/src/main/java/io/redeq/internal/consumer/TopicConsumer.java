@@ -112,12 +112,6 @@ public final class TopicConsumer implements Subscription {
 
 	private final LogOnce fetchFailures = new LogOnce(logger);
 
-	/**
-	 * How long the fetcher waits after a claim refused by a frozen bucket (a change of
-	 * the bucket count runs) before it looks again.
-	 */
-	private static final Duration LAYOUT_HOLD = Duration.ofSeconds(1);
-
 	/** Said when frozen buckets refuse the fetcher; its thread only. */
 	private final LayoutHold layoutHold;
 
@@ -274,14 +268,13 @@ public final class TopicConsumer implements Subscription {
 				break;
 			}
 			catch (LayoutChangedException ex) {
-				// Frozen buckets while the bucket count changes: nothing claimed there.
-				// The
-				// engine follows the recorded layout; until then this consumer holds.
+				// Frozen buckets while the bucket count changes: nothing was claimed
+				// there. The engine follows the recorded layout; the consumer holds.
 				if (!this.fetching) {
 					break;
 				}
 				this.layoutHold.refused(ex);
-				this.signals.pause(LAYOUT_HOLD);
+				this.signals.pause(LayoutHold.PAUSE);
 			}
 			catch (RuntimeException ex) {
 				if (!this.fetching) {

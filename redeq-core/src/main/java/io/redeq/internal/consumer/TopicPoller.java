@@ -50,12 +50,6 @@ final class TopicPoller implements PolledDelivery.Settlement {
 	/** The least a poll waits when the rate limit's window is full: it never spins. */
 	private static final long MIN_RATE_WAIT_MILLIS = 10;
 
-	/**
-	 * How long a poll waits after a claim refused by a frozen bucket (a change of the
-	 * bucket count runs) before it looks again.
-	 */
-	private static final Duration LAYOUT_HOLD = Duration.ofSeconds(1);
-
 	private static final Logger logger = LoggerFactory.getLogger(TopicPoller.class);
 
 	private final ConsumerSettings settings;
@@ -224,7 +218,7 @@ final class TopicPoller implements PolledDelivery.Settlement {
 				this.limiter.release(grant, 0);
 			}
 			this.layoutHold.refused(ex);
-			long waitNanos = Math.min(LAYOUT_HOLD.toNanos(), deadline - System.nanoTime());
+			long waitNanos = Math.min(LayoutHold.PAUSE.toNanos(), deadline - System.nanoTime());
 			if (waitNanos > 0) {
 				this.signals.pause(Duration.ofNanos(waitNanos));
 			}
